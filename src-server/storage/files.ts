@@ -1,0 +1,73 @@
+/**
+ * Binaries on disk, under `<data>/files`. Rows store paths relative to the data directory; this
+ * module is the only one that turns them into absolute paths, and it refuses any that would leave the
+ * data directory.
+ *
+ * Deletion is crash-safe in two steps: the paths of what a delete takes away are queued in
+ * `file_deletions` inside the same transaction that deletes the rows, and removed from disk once it
+ * has committed. A crash in between leaves the queue, which `drainDeletions` finishes at the next
+ * start. So a file never disappears while its row stays, and no file outlives its row for long.
+ */
+import { rm } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from './database.ts';
+import { fileDeletions } from './schema.ts';
+
+/** A transaction or the database itself: both run drizzle queries. */
+type Queryable = Pick<Db, 'insert' | 'select' | 'delete'>;
+
+export class FileStore {
+  readonly dataDir: string;
+
+  constructor(dataDir: string) {
+    this.dataDir = resolve(dataDir);
+  }
+
+  /** Absolute path of a stored relative path; throws if it would point outside the data directory. */
+  resolve(relativePath: string): string {
+    if (relativePath === '' || isAbsolute(relativePath) || relativePath.includes('\0')) {
+      throw new Error(`refusing stored path ${JSON.stringify(relativePath)}`);
+    }
+    const absolute = resolve(this.dataDir, relativePath);
+    const rel = relative(this.dataDir, absolute);
+    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new Error(`refusing stored path ${JSON.stringify(relativePath)}: outside the data directory`);
+    }
+    return absolute;
+  }
+
+  /** Everything stored for one channel lives in this directory (relative path). */
+  channelDir(channelId: number): string {
+    return join('files', 'channels', String(channelId));
+  }
+
+  releaseDir(channelId: number, releaseId: number): string {
+    return join(this.channelDir(channelId), 'releases', String(releaseId));
+  }
+
+  debugFileDir(channelId: number, debugFileId: number): string {
+    return join(this.channelDir(channelId), 'debug_files', String(debugFileId));
+  }
+
+  /** Queue paths for removal; call inside the transaction that deletes their rows. */
+  queueDeletion(tx: Queryable, paths: string[], now = Date.now()): void {
+    if (paths.length === 0) return;
+    for (const path of paths) this.resolve(path); // validate before anything is committed
+    tx.insert(fileDeletions)
+      .values(paths.map((path) => ({ path, createdAt: now })))
+      .run();
+  }
+
+  /** Remove queued paths from disk; returns how many were done. Safe to run at any time. */
+  async drainDeletions(db: Queryable): Promise<number> {
+    const queued = db.select().from(fileDeletions).orderBy(asc(fileDeletions.id)).all();
+    let done = 0;
+    for (const item of queued) {
+      await rm(this.resolve(item.path), { recursive: true, force: true });
+      db.delete(fileDeletions).where(eq(fileDeletions.id, item.id)).run();
+      done += 1;
+    }
+    return done;
+  }
+}
