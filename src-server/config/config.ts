@@ -1,0 +1,123 @@
+/**
+ * Server settings, resolved once from (highest first) command-line flags, environment variables and
+ * defaults. The CLI and the desktop app both build a ServerConfig here; nothing else reads the
+ * environment for settings.
+ */
+import { resolve } from 'node:path';
+
+export const API_SHAPES = ['base', 'extended'] as const;
+export type ApiShape = (typeof API_SHAPES)[number];
+
+export const DEFAULT_PORT = 7700;
+export const DEFAULT_HOST = '0.0.0.0';
+
+export interface ServerConfig {
+  /** interface to listen on; 0.0.0.0 = every IPv4 interface */
+  host: string;
+  /** HTTP port; 0 picks a free one */
+  port: number;
+  /** absolute path of the data directory (database, files, logs) */
+  dataDir: string;
+  /** the public base URL used in absolute links, without a trailing slash; null = derive from the LAN address */
+  baseUrl: string | null;
+  /** default shape of API responses; a request may override it with `X-Api-Shape` */
+  apiShape: ApiShape;
+  /** IANA zone for timestamps in responses (R7) */
+  timezone: string;
+  /** server-wide defaults for users who have not chosen their own */
+  userDefaults: { locale: 'en' | 'zh-CN'; appearance: 'light' | 'dark' | 'auto' };
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** also write logs to stdout (the log file in the data directory is always written) */
+  logToStdout: boolean;
+  /** R17: the first token of the admin user created on an empty data directory */
+  initialAdminToken: string | null;
+  /** how long a graceful stop may take before open connections are cut */
+  shutdownTimeoutMs: number;
+}
+
+export interface ConfigFlags {
+  host?: string;
+  port?: string | number;
+  data?: string;
+  baseUrl?: string;
+  apiShape?: string;
+  timezone?: string;
+  logLevel?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function pick(flag: string | number | undefined, env: string | undefined): string | undefined {
+  if (flag !== undefined && String(flag) !== '') return String(flag);
+  if (env !== undefined && env !== '') return env;
+  return undefined;
+}
+
+function parsePort(value: string, name: string): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new ConfigError(`${name} must be a port number (0-65535), got "${value}"`);
+  return Number(value);
+}
+
+export function parseBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`base URL must be an absolute http(s) URL, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`base URL must use http or https, got "${value}"`);
+  if (url.search || url.hash || url.username || url.password) throw new ConfigError(`base URL must not carry a query, fragment or credentials: "${value}"`);
+  return url.href.replace(/\/+$/, '');
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function hostTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
+  const host = pick(flags.host, env.HANGAR_HOST) ?? DEFAULT_HOST;
+  const portText = pick(flags.port, env.HANGAR_PORT);
+  const port = portText === undefined ? DEFAULT_PORT : parsePort(portText, 'port');
+  const dataDir = resolve(cwd, pick(flags.data, env.HANGAR_DATA_DIR) ?? 'data');
+  const baseUrlText = pick(flags.baseUrl, env.HANGAR_BASE_URL);
+  const baseUrl = baseUrlText === undefined ? null : parseBaseUrl(baseUrlText);
+
+  const shapeText = (pick(flags.apiShape, env.HANGAR_API_SHAPE) ?? 'extended').toLowerCase();
+  if (!API_SHAPES.includes(shapeText as ApiShape)) throw new ConfigError(`API shape must be "base" or "extended", got "${shapeText}"`);
+
+  const timezone = pick(flags.timezone, env.HANGAR_TIMEZONE) ?? hostTimeZone();
+  if (!isTimeZone(timezone)) throw new ConfigError(`unknown time zone "${timezone}"`);
+
+  const logLevel = (pick(flags.logLevel, env.HANGAR_LOG_LEVEL) ?? 'info') as ServerConfig['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return {
+    host,
+    port,
+    dataDir,
+    baseUrl,
+    apiShape: shapeText as ApiShape,
+    timezone,
+    userDefaults: { locale: 'en', appearance: 'auto' },
+    logLevel,
+    logToStdout: env.HANGAR_LOG_STDOUT !== '0',
+    initialAdminToken: env.HANGAR_ADMIN_TOKEN || null,
+    shutdownTimeoutMs: 4500,
+  };
+}
