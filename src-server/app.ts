@@ -1,0 +1,86 @@
+/**
+ * Assembles the HTTP server: Fastify with our validation, errors, shapes, access control, logging,
+ * OpenAPI and routes. No I/O happens here beyond what the parts are given; src-server/server.ts owns
+ * the lifecycle (database, first start, listening, shutdown).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { BuildInfo } from './config/build-info.ts';
+import type { ServerConfig } from './config/config.ts';
+import type { Domain } from './domain/index.ts';
+import { installAccessControl } from './http/access.ts';
+import { installContentTypes } from './http/content-types.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
+import { installShapes } from './http/shape.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { appRoutes } from './routes/apps.ts';
+import { channelRoutes } from './routes/channels.ts';
+import { collaboratorRoutes } from './routes/collaborators.ts';
+import type { RouteDeps } from './routes/deps.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { schemeRoutes } from './routes/schemes.ts';
+import { systemRoutes } from './routes/system.ts';
+import { userRoutes } from './routes/users.ts';
+
+export interface AppDeps {
+  config: ServerConfig;
+  domain: Domain;
+  logger: Logger;
+  buildInfo: BuildInfo;
+}
+
+/** JSON bodies are capped; binaries travel as multipart on their own routes, with their own limits. */
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: JSON_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    trustProxy: false,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document (OpenAPI); bodies are sent exactly as the serializers build them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  installErrorHandling(app);
+  installContentTypes(app);
+  installShapes(app, config);
+  installAccessControl(app, domain, { publicPrefixes: [DOCS_PREFIX] });
+  await installOpenApi(app, buildInfo);
+
+  // A body-less POST/PUT validates as `{}`, so a missing field reads "can't be blank", not "must be an object".
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (type.startsWith('application/json') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  const deps: RouteDeps = {
+    domain,
+    config,
+    buildInfo,
+    userDefaults: { ...config.userDefaults, timezone: config.timezone },
+  };
+  systemRoutes(app, deps);
+  appRoutes(app, deps);
+  schemeRoutes(app, deps);
+  channelRoutes(app, deps);
+  collaboratorRoutes(app, deps);
+  userRoutes(app, deps);
+  deviceRoutes(app, deps);
+
+  return app;
+}
+
+export type HangarApp = Awaited<ReturnType<typeof buildApp>>;

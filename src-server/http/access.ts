@@ -1,0 +1,120 @@
+/**
+ * Access control of every route. Each route declares `config.access`; registration fails for an
+ * /api route that does not (so no route ships without a check). One hook, run before validation,
+ * authenticates the caller and asks domain/policy.ts. Order of answers: 401 (who are you?),
+ * 404 (the app/scheme/channel/user in the path does not exist), 403 (not allowed), then 422
+ * (invalid input), so that a caller without rights learns nothing from validation messages.
+ *
+ * Tokens are read from, in this order: `Authorization: Bearer`, the `token` query parameter, and a
+ * `token` field of a JSON or form body (R2).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Domain } from '../domain/index.ts';
+import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import type { AppAction, GlobalAction } from '../domain/policy.ts';
+import { mayGlobally, mayOnApp } from '../domain/policy.ts';
+import type { Authenticated } from '../domain/tokens.ts';
+
+export type Access =
+  /** anyone; `channel_key` routes are public too and check their key themselves (R2) */
+  | { kind: 'public' }
+  | { kind: 'global'; action: GlobalAction }
+  /** the app is found from a path parameter naming an app, scheme or channel */
+  | { kind: 'app'; action: AppAction; from: 'app' | 'scheme' | 'channel'; param: string }
+  /** the user named by the path parameter, or a user admin */
+  | { kind: 'self_or_admin'; param: string };
+
+export const access = {
+  public: (): Access => ({ kind: 'public' }),
+  signedIn: (): Access => ({ kind: 'global', action: 'session' }),
+  global: (action: GlobalAction): Access => ({ kind: 'global', action }),
+  app: (action: AppAction, from: 'app' | 'scheme' | 'channel' = 'app', param = 'id'): Access => ({ kind: 'app', action, from, param }),
+  selfOrAdmin: (param = 'id'): Access => ({ kind: 'self_or_admin', param }),
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    /** the authenticated caller; set by the access hook on every route that is not public */
+    auth: Authenticated | null;
+  }
+}
+
+/** The caller of a route that requires a token (never null there: the access hook ran). */
+export function authOf(request: FastifyRequest): Authenticated {
+  if (!request.auth) throw new UnauthorizedError();
+  return request.auth;
+}
+
+function tokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (match) return match[1]!;
+  }
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.token;
+  if (typeof fromQuery === 'string' && fromQuery !== '') return fromQuery;
+  const body = request.body;
+  if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) {
+    const fromBody = (body as Record<string, unknown>).token;
+    if (typeof fromBody === 'string' && fromBody !== '') return fromBody;
+  }
+  return null;
+}
+
+/** A path id as the routes' schemas accept it; anything else is left to validation (422). */
+function idParam(request: FastifyRequest, name: string): number | null {
+  const raw = (request.params as Record<string, unknown>)[name];
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+export function installAccessControl(app: FastifyInstance, domain: Domain, options: { publicPrefixes: string[] }): void {
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    if (!url.startsWith('/api')) return;
+    // Routes that plugins register (the API documentation) are public by nature.
+    if (options.publicPrefixes.some((prefix) => url.startsWith(prefix))) {
+      route.config = { ...route.config, access: access.public() };
+      return;
+    }
+    if (!route.config?.access) throw new Error(`route ${route.method} ${url} declares no access rule`);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule || rule.kind === 'public') return;
+
+    const token = tokenOf(request);
+    if (token === null) throw new UnauthorizedError();
+    const auth = domain.tokens.authenticate(token);
+    request.auth = auth;
+    const { actor } = auth;
+
+    switch (rule.kind) {
+      case 'global':
+        if (!mayGlobally(actor, rule.action)) throw new ForbiddenError();
+        return;
+      case 'self_or_admin': {
+        const id = idParam(request, rule.param);
+        if (id !== actor.userId && !mayGlobally(actor, 'users:manage')) throw new ForbiddenError();
+        return;
+      }
+      case 'app': {
+        const id = idParam(request, rule.param);
+        if (id === null) return; // not an id: validation answers 422
+        const appId =
+          rule.from === 'app' ? id
+          : rule.from === 'scheme' ? domain.schemes.find(id).appId
+          : domain.channels.appIdOf(domain.channels.find(id));
+        if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
+        return;
+      }
+    }
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * Every error leaves as JSON `{"error": "...", "entry"?: {...}}` (R3), with one status per cause:
+ * 400 malformed body, 401/403 credentials and rights, 404 unknown thing or path, 409 conflict with
+ * the current state, 413 too large, 415 unsupported body type, 422 invalid input, 503 busy,
+ * 507 disk full, 500 for our own bugs (logged; the body says nothing of internals).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  ValidationError,
+} from '../domain/errors.ts';
+import { entryOf } from './validation.ts';
+
+export interface ErrorBody {
+  error: string;
+  entry?: Record<string, string[]>;
+}
+
+interface Mapped {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+}
+
+function map(error: FastifyError): Mapped {
+  if (error.validation) {
+    return { status: 422, body: { error: 'Unprocessable entity', entry: entryOf(error.validation as never, error.validationContext ?? 'request') } };
+  }
+  if (error instanceof ValidationError) return { status: 422, body: { error: error.message, entry: error.entry } };
+  if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
+  if (error instanceof UnauthorizedError) return { status: 401, body: { error: error.message } };
+  if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
+  if (error instanceof ConflictError) return { status: 409, body: { error: error.message } };
+
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, body: { error: 'Malformed JSON: the body is empty' } };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, body: { error: 'Malformed JSON' } };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, body: { error: 'Request body is too large' } };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, body: { error: 'Unsupported Content-Type: send JSON, a form or multipart' } };
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return { status: 503, body: { error: 'The database is busy; try again' }, headers: { 'retry-after': '1' } };
+    case 'SQLITE_FULL':
+    case 'ENOSPC':
+      return { status: 507, body: { error: 'The server is out of disk space' } };
+  }
+  // JSON.parse failures surface as SyntaxError with status 400
+  if (error instanceof SyntaxError && error.statusCode === 400) return { status: 400, body: { error: 'Malformed JSON' } };
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status, body: { error: error.message } };
+  return { status: 500, body: { error: 'Internal server error' } };
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const { status, body, headers } = map(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status, error: body.error }, 'request refused');
+    if (headers) reply.headers(headers);
+    return reply.code(status).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const api = request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?');
+    return reply.code(404).send({ error: api ? 'API not found' : 'Not found' });
+  });
+}

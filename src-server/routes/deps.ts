@@ -1,0 +1,24 @@
+/** What every route module is given. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { BuildInfo } from '../config/build-info.ts';
+import type { ServerConfig } from '../config/config.ts';
+import type { Domain } from '../domain/index.ts';
+import type { UserDefaults } from '../domain/user-settings.ts';
+
+export type Api = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface RouteDeps {
+  domain: Domain;
+  config: ServerConfig;
+  buildInfo: BuildInfo;
+  userDefaults: UserDefaults;
+}
+
+export const OK = { mesage: 'OK' } as const;

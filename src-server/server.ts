@@ -1,0 +1,105 @@
+/**
+ * Hangar's server lifecycle, shared by the CLI (`hangar serve`), the desktop app's main process and
+ * the tests: open a data directory (database, migrations, first start, unfinished deletions), serve
+ * the API, and stop cleanly.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { buildApp, type HangarApp } from './app.ts';
+import { readBuildInfo, type BuildInfo } from './config/build-info.ts';
+import type { ServerConfig } from './config/config.ts';
+import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
+import { createLogger } from './http/logging.ts';
+import { openDatabase, type OpenDatabase } from './storage/database.ts';
+import { FileStore } from './storage/files.ts';
+
+export const DATABASE_FILE = 'hangar.sqlite3';
+
+export interface Hangar {
+  domain: Domain;
+  database: OpenDatabase;
+  /** set when this start created the first admin (R17) */
+  firstStart: FirstStart | null;
+  close(): void;
+}
+
+/** Opens (and on first use, sets up) a data directory. Used by `serve` and by the CLI's admin commands. */
+export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initialAdminToken'>, now: () => number = Date.now): Promise<Hangar> {
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = openDatabase(join(config.dataDir, DATABASE_FILE));
+  try {
+    const files = new FileStore(config.dataDir);
+    const domain = createDomain({ db: database.db, files, now });
+    const firstStart = await ensureFirstAdmin(domain, config.dataDir, config.initialAdminToken);
+    // Deletions a crash interrupted: their rows are gone, finish removing their files.
+    await files.drainDeletions(database.db);
+    return { domain, database, firstStart, close: () => database.close() };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}
+
+export interface RunningServer {
+  app: HangarApp;
+  domain: Domain;
+  logger: Logger;
+  firstStart: FirstStart | null;
+  /** where the server listens, e.g. http://0.0.0.0:7700 */
+  url: string;
+  /** a URL that reaches the server from this machine, e.g. http://127.0.0.1:7700 */
+  localUrl: string;
+  port: number;
+  /** Stops accepting, lets requests in flight finish (up to the shutdown timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startServer(config: ServerConfig, options: { buildInfo?: BuildInfo; now?: () => number } = {}): Promise<RunningServer> {
+  const hangar = await openHangar(config, options.now);
+  const logger = createLogger(config);
+  let app: HangarApp;
+  try {
+    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo: options.buildInfo ?? readBuildInfo() });
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    hangar.close();
+    logger.flush();
+    throw error;
+  }
+  const port = (app.server.address() as AddressInfo).port;
+  const local = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+
+  let closing: Promise<void> | null = null;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      // Connections still busy when the timeout strikes are cut, so that a stop never hangs.
+      const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+        hangar.close();
+        logger.info('stopped');
+        logger.flush();
+      }
+    })();
+    return closing;
+  }
+
+  return {
+    app,
+    domain: hangar.domain,
+    logger,
+    firstStart: hangar.firstStart,
+    url: `http://${hostForUrl(config.host)}:${port}`,
+    localUrl: `http://${hostForUrl(local)}:${port}`,
+    port,
+    close,
+  };
+}
