@@ -1,0 +1,101 @@
+/**
+ * `hangar` command line: `serve` runs the server; `user` and `token` manage accounts for a lab
+ * without a console. Run through bin/hangar, which sets up Node and the dependencies first.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, resolveConfig, type ConfigFlags } from '../config/config.ts';
+import { serve } from './serve.ts';
+import { tokenCreate, userCreate, userList } from './accounts.ts';
+import { UsageError } from './errors.ts';
+
+export const USAGE = `Usage: hangar <command> [options]
+
+Commands:
+  serve                      run the server (stops cleanly on SIGTERM/SIGINT)
+  user create                create a user
+  user list                  list users
+  token create --user NAME   create a personal access token (printed once)
+  help                       show this text
+
+Options of every command (environment variable in brackets):
+  --data DIR                 data directory [HANGAR_DATA_DIR] (default: ./data)
+
+serve:
+  --host HOST                interface to listen on [HANGAR_HOST] (default: 0.0.0.0, all)
+  --port PORT                HTTP port [HANGAR_PORT] (default: 7700)
+  --base-url URL             public base URL for links and QR codes [HANGAR_BASE_URL]
+                             (default: derived from this machine's LAN address)
+  --api-shape SHAPE          base or extended [HANGAR_API_SHAPE] (default: extended)
+  --timezone ZONE            IANA zone of timestamps [HANGAR_TIMEZONE] (default: this host's)
+  --log-level LEVEL          info, debug, warn... [HANGAR_LOG_LEVEL] (default: info)
+  On an empty data directory an "admin" user is created; its first token is HANGAR_ADMIN_TOKEN
+  when set, otherwise a random one written to <data>/initial-admin-token.
+
+user create:
+  --username NAME --email EMAIL [--role admin|developer|member]
+  [--password-stdin]         read the console password from standard input
+
+token create:
+  --user NAME [--name LABEL] [--expires-in-days N]
+`;
+
+const options = {
+  data: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-shape': { type: 'string' },
+  timezone: { type: 'string' },
+  'log-level': { type: 'string' },
+  username: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  user: { type: 'string' },
+  name: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  const [command, sub] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    process.stdout.write(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const flags: ConfigFlags = {
+    data: values.data,
+    host: values.host,
+    port: values.port,
+    baseUrl: values['base-url'],
+    apiShape: values['api-shape'],
+    timezone: values.timezone,
+    logLevel: values['log-level'],
+  };
+  const config = resolveConfig(flags);
+  switch (`${command}${sub ? ` ${sub}` : ''}`) {
+    case 'serve':
+      return serve(config);
+    case 'user create':
+      return userCreate(config, values);
+    case 'user list':
+      return userList(config);
+    case 'token create':
+      return tokenCreate(config, values);
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const known = error instanceof ConfigError || error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`hangar: ${(error as Error).message}\n`);
+    if (known) process.stderr.write('Run "hangar help" for usage.\n');
+    process.exitCode = known ? 2 : 1;
+  },
+);
