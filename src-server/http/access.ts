@@ -36,6 +36,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
   }
+  interface FastifyInstance {
+    /** every /api route with its access rule, as "METHOD /api/path/:param" -> rule */
+    accessRules: Map<string, Access>;
+  }
   interface FastifyRequest {
     /** the authenticated caller; set by the access hook on every route that is not public */
     auth: Authenticated | null;
@@ -74,6 +78,8 @@ function idParam(request: FastifyRequest, name: string): number | null {
 
 export function installAccessControl(app: FastifyInstance, domain: Domain, options: { publicPrefixes: string[] }): void {
   app.decorateRequest('auth', null);
+  const rules = new Map<string, Access>();
+  app.decorate('accessRules', rules);
 
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
@@ -81,9 +87,10 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     // Routes that plugins register (the API documentation) are public by nature.
     if (options.publicPrefixes.some((prefix) => url.startsWith(prefix))) {
       route.config = { ...route.config, access: access.public() };
-      return;
     }
-    if (!route.config?.access) throw new Error(`route ${route.method} ${url} declares no access rule`);
+    const rule = route.config?.access;
+    if (!rule) throw new Error(`route ${route.method} ${url} declares no access rule`);
+    for (const method of [route.method].flat()) if (method !== 'HEAD') rules.set(`${method} ${url}`, rule);
   });
 
   app.addHook('preValidation', async (request) => {
