@@ -1,9 +1,16 @@
 /**
  * Access control of every route. Each route declares `config.access`; registration fails for an
- * /api route that does not (so no route ships without a check). One hook, run before validation,
- * authenticates the caller and asks domain/policy.ts. Order of answers: 401 (who are you?),
- * 404 (the app/scheme/channel/user in the path does not exist), 403 (not allowed), then 422
- * (invalid input), so that a caller without rights learns nothing from validation messages.
+ * /api route that does not (so no route ships without a check). Two hooks ask domain/policy.ts:
+ *
+ * - before validation: who is calling (401 without a valid token, 403 for a locked user) and, for
+ *   rules that need no path parameter, whether their global role allows the route (403);
+ * - after validation: rules about the thing the path names (an app, scheme, channel or user). They
+ *   read the path parameter exactly as validation parsed it, the value the handler will use, so
+ *   the check and the handler can never disagree about which resource is meant. An unknown target
+ *   is 404, a known one the caller may not touch is 403.
+ *
+ * So a caller gets 401, then 403 for their global role, then 422 for invalid input, then 404/403
+ * for the target.
  *
  * Tokens are read from, in this order: `Authorization: Bearer`, the `token` query parameter, and a
  * `token` field of a JSON or form body (R2).
@@ -68,12 +75,11 @@ function tokenOf(request: FastifyRequest): string | null {
   return null;
 }
 
-/** A path id as the routes' schemas accept it; anything else is left to validation (422). */
-function idParam(request: FastifyRequest, name: string): number | null {
-  const raw = (request.params as Record<string, unknown>)[name];
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) return null;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) ? id : null;
+/** A validated path id (a number by now: validation has run). */
+function idParam(request: FastifyRequest, name: string): number {
+  const id = (request.params as Record<string, unknown>)[name];
+  if (typeof id !== 'number') throw new Error(`route ${request.routeOptions.url} has no integer path parameter "${name}"`);
+  return id;
 }
 
 export function installAccessControl(app: FastifyInstance, domain: Domain, options: { publicPrefixes: string[] }): void {
@@ -99,29 +105,24 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
 
     const token = tokenOf(request);
     if (token === null) throw new UnauthorizedError();
-    const auth = domain.tokens.authenticate(token);
-    request.auth = auth;
-    const { actor } = auth;
+    request.auth = domain.tokens.authenticate(token);
+    if (rule.kind === 'global' && !mayGlobally(request.auth.actor, rule.action)) throw new ForbiddenError();
+  });
 
-    switch (rule.kind) {
-      case 'global':
-        if (!mayGlobally(actor, rule.action)) throw new ForbiddenError();
-        return;
-      case 'self_or_admin': {
-        const id = idParam(request, rule.param);
-        if (id !== actor.userId && !mayGlobally(actor, 'users:manage')) throw new ForbiddenError();
-        return;
-      }
-      case 'app': {
-        const id = idParam(request, rule.param);
-        if (id === null) return; // not an id: validation answers 422
-        const appId =
-          rule.from === 'app' ? id
-          : rule.from === 'scheme' ? domain.schemes.find(id).appId
-          : domain.channels.appIdOf(domain.channels.find(id));
-        if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
-        return;
-      }
+  app.addHook('preHandler', async (request) => {
+    const rule = request.routeOptions.config.access;
+    if (!rule || (rule.kind !== 'app' && rule.kind !== 'self_or_admin')) return;
+    const { actor } = authOf(request);
+    const id = idParam(request, rule.param);
+
+    if (rule.kind === 'self_or_admin') {
+      if (id !== actor.userId && !mayGlobally(actor, 'users:manage')) throw new ForbiddenError();
+      return;
     }
+    const appId =
+      rule.from === 'app' ? id
+      : rule.from === 'scheme' ? domain.schemes.find(id).appId
+      : domain.channels.appIdOf(domain.channels.find(id));
+    if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
   });
 }

@@ -36,8 +36,37 @@ const textAjv = makeAjv('array');
 const jsonAjv = makeAjv(false);
 const formAjv = makeAjv(true);
 
+/** Integers in text are written the usual way: ajv alone would read "0x2", " 2" or "2.0" as 2. */
+const CANONICAL_INTEGER = /^-?(0|[1-9]\d*)$/;
+
+function integerProperties(schema: object): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.keys(properties).filter((key) => properties[key]!.type === 'integer');
+}
+
+/** Validation of text-only parts (path, query, headers): coerced by ajv, integers canonical first. */
+function compileText(schema: object): ValidateFunction {
+  const validate = textAjv.compile(schema);
+  const integers = integerProperties(schema);
+  if (integers.length === 0) return validate;
+  const wrapped = (data: Record<string, unknown> | undefined) => {
+    for (const key of integers) {
+      const raw = data?.[key];
+      if (typeof raw === 'string' && !CANONICAL_INTEGER.test(raw)) {
+        wrapped.errors = [{ instancePath: `/${key}`, schemaPath: `#/properties/${key}/type`, keyword: 'type', params: { type: 'integer' }, data: raw }];
+        return false;
+      }
+    }
+    const ok = validate(data);
+    wrapped.errors = validate.errors;
+    return ok;
+  };
+  wrapped.errors = null as ErrorObject[] | null | undefined;
+  return wrapped as unknown as ValidateFunction;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
-  if (httpPart !== 'body') return textAjv.compile(schema) as ValidateFunction;
+  if (httpPart !== 'body') return compileText(schema);
   const strict = jsonAjv.compile(schema);
   const loose = formAjv.compile(schema);
   const validate = (data: unknown) => {
