@@ -7,7 +7,7 @@
  * - the visit password is stored as a salted hash; an empty password on update clears it;
  * - an archived app's channels are frozen; deleting a channel takes its releases and files.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { channels } from '../storage/schema.ts';
 import type { DeviceType, DownloadFilenameType } from '../storage/schema.ts';
 import type { AppService } from './apps.ts';
@@ -23,6 +23,11 @@ export const RESERVED_SLUGS = new Set([
   'health', 'install', 'login', 'logout', 'manifest', 'qrcode', 'releases', 'robots', 'settings', 'static', 'udid',
   'uploads', 'well-known',
 ]);
+
+/** Slugs are unique regardless of case (the unique index is on lower(slug)). */
+function slugIs(slug: string) {
+  return sql`lower(${channels.slug}) = lower(${slug})`;
+}
 
 export interface ChannelInput {
   name: string;
@@ -51,14 +56,14 @@ export function createChannelService(ctx: DomainContext, appService: AppService,
 
   function checkSlug(slug: string, exceptId?: number): void {
     if (RESERVED_SLUGS.has(slug.toLowerCase())) throw ValidationError.field('slug', 'is reserved');
-    const taken = db.select({ id: channels.id }).from(channels).where(eq(channels.slug, slug)).get();
+    const taken = db.select({ id: channels.id }).from(channels).where(slugIs(slug)).get();
     if (taken && taken.id !== exceptId) throw ValidationError.field('slug', 'has already been taken');
   }
 
   function freeRandomSlug(): string {
     for (;;) {
       const slug = newSlug();
-      if (!db.select({ id: channels.id }).from(channels).where(eq(channels.slug, slug)).get()) return slug;
+      if (!db.select({ id: channels.id }).from(channels).where(slugIs(slug)).get()) return slug;
     }
   }
 
@@ -67,7 +72,7 @@ export function createChannelService(ctx: DomainContext, appService: AppService,
     try {
       return run();
     } catch (error) {
-      if (isUniqueViolation(error) && String((error as Error).message).includes('channels.slug')) {
+      if (isUniqueViolation(error) && /channels_slug_unique|channels\.slug/.test(String((error as Error).message))) {
         throw ValidationError.field('slug', 'has already been taken');
       }
       throw error;
@@ -87,8 +92,9 @@ export function createChannelService(ctx: DomainContext, appService: AppService,
       return db.select().from(channels).where(eq(channels.key, key)).get();
     },
 
+    /** Slugs are matched regardless of case: a tester may type one from a screen. */
     findBySlug(slug: string): Channel | undefined {
-      return db.select().from(channels).where(eq(channels.slug, slug)).get();
+      return db.select().from(channels).where(slugIs(slug)).get();
     },
 
     listOfScheme(schemeId: number): Channel[] {

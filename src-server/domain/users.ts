@@ -3,7 +3,7 @@
  * of case; there is always at least one unlocked admin (you cannot lock, demote or delete the last
  * one); nobody locks or deletes themselves.
  */
-import { and, asc, count, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, ne } from 'drizzle-orm';
 import { users } from '../storage/schema.ts';
 import type { GlobalRole } from '../storage/schema.ts';
 import type { DomainContext, User } from './context.ts';
@@ -11,6 +11,14 @@ import { isUniqueViolation } from './context.ts';
 import { ConflictError, NotFoundError, ValidationError } from './errors.ts';
 import { hashPassword } from './secrets.ts';
 import type { Appearance, Locale } from './user-settings.ts';
+
+/**
+ * What usernames and emails are compared by: compatibility-normalised (NFKC: a full-width "ａ" is an
+ * "a") and lower-cased with Unicode rules, which SQLite's lower() lacks (it folds ASCII only).
+ */
+export function identityKey(value: string): string {
+  return value.trim().normalize('NFKC').toLowerCase();
+}
 
 export interface UserInput {
   username: string;
@@ -35,13 +43,11 @@ export function createUserService(ctx: DomainContext) {
     const entry: Record<string, string[]> = {};
     const notSelf = exceptId === undefined ? undefined : ne(users.id, exceptId);
     if (fields.username !== undefined) {
-      const taken = db.select({ id: users.id }).from(users)
-        .where(and(sql`lower(${users.username}) = lower(${fields.username})`, notSelf)).get();
+      const taken = db.select({ id: users.id }).from(users).where(and(eq(users.usernameKey, identityKey(fields.username)), notSelf)).get();
       if (taken) entry.username = ['has already been taken'];
     }
     if (fields.email !== undefined) {
-      const taken = db.select({ id: users.id }).from(users)
-        .where(and(sql`lower(${users.email}) = lower(${fields.email})`, notSelf)).get();
+      const taken = db.select({ id: users.id }).from(users).where(and(eq(users.emailKey, identityKey(fields.email)), notSelf)).get();
       if (taken) entry.email = ['has already been taken'];
     }
     if (Object.keys(entry).length > 0) throw new ValidationError(entry);
@@ -78,12 +84,12 @@ export function createUserService(ctx: DomainContext) {
     },
 
     findByUsername(username: string): User | undefined {
-      return db.select().from(users).where(sql`lower(${users.username}) = lower(${username})`).get();
+      return db.select().from(users).where(eq(users.usernameKey, identityKey(username))).get();
     },
 
     /** Exact, case-insensitive email match (R16): an array of zero or one user. */
     searchByEmail(email: string): User[] {
-      return db.select().from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`).all();
+      return db.select().from(users).where(eq(users.emailKey, identityKey(email))).all();
     },
 
     count(): number {
@@ -101,6 +107,8 @@ export function createUserService(ctx: DomainContext) {
           db.insert(users).values({
             username,
             email,
+            usernameKey: identityKey(username),
+            emailKey: identityKey(email),
             passwordHash,
             role: input.role ?? 'member',
             locale: input.locale ?? null,
@@ -125,6 +133,8 @@ export function createUserService(ctx: DomainContext) {
           db.update(users).set({
             username,
             email,
+            usernameKey: username === undefined ? undefined : identityKey(username),
+            emailKey: email === undefined ? undefined : identityKey(email),
             passwordHash,
             role: input.role,
             locale: input.locale,

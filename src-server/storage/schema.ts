@@ -31,6 +31,9 @@ export const users = sqliteTable(
     id: integer('id').primaryKey({ autoIncrement: true }),
     username: text('username').notNull(),
     email: text('email').notNull(),
+    /** username and email folded for comparison (domain/users.ts `identityKey`): unique regardless of case */
+    usernameKey: text('username_key').notNull(),
+    emailKey: text('email_key').notNull(),
     /** scrypt hash (see domain/secrets.ts); null: the user signs in with tokens only */
     passwordHash: text('password_hash'),
     role: text('role', { enum: GLOBAL_ROLES }).notNull().default('member'),
@@ -42,10 +45,7 @@ export const users = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('users_username_unique').on(sql`lower(${t.username})`),
-    uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
-  ],
+  (t) => [uniqueIndex('users_username_key_unique').on(t.usernameKey), uniqueIndex('users_email_key_unique').on(t.emailKey)],
 );
 
 export const apiTokens = sqliteTable(
@@ -142,7 +142,8 @@ export const channels = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('channels_slug_unique').on(t.slug),
+    // slugs are ASCII (routes/schemas.ts), so SQLite's lower() folds them fully
+    uniqueIndex('channels_slug_unique').on(sql`lower(${t.slug})`),
     uniqueIndex('channels_key_unique').on(t.key),
     index('channels_scheme_id_idx').on(t.schemeId),
   ],

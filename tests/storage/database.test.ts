@@ -69,11 +69,12 @@ describe('openDatabase', () => {
     const { sqlite, close } = openDatabase(join(tempDir(), 'h.sqlite3'));
     const plan = (query: string) => (sqlite.prepare(`EXPLAIN QUERY PLAN ${query}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
     expect(plan("SELECT * FROM channels WHERE key = 'k'")).toMatch(/USING INDEX channels_key_unique/);
-    expect(plan("SELECT * FROM channels WHERE slug = 's'")).toMatch(/USING INDEX channels_slug_unique/);
     expect(plan("SELECT * FROM api_tokens WHERE token_hash = 'h'")).toMatch(/USING INDEX api_tokens_token_hash_unique/);
     expect(plan('SELECT * FROM releases WHERE channel_id = 1 ORDER BY version DESC LIMIT 25')).toMatch(/USING INDEX releases_channel_version_unique/);
     expect(plan("SELECT * FROM releases WHERE channel_id = 1 AND release_version = '1.0' AND build_version = '1'")).toMatch(/USING INDEX releases_channel_versions_idx/);
-    expect(plan("SELECT * FROM users WHERE lower(email) = lower('a@b')")).toMatch(/USING INDEX users_email_unique/);
+    expect(plan("SELECT * FROM users WHERE email_key = 'a@b'")).toMatch(/USING INDEX users_email_key_unique/);
+    expect(plan("SELECT * FROM users WHERE username_key = 'a'")).toMatch(/USING INDEX users_username_key_unique/);
+    expect(plan("SELECT * FROM channels WHERE lower(slug) = lower('AbC')")).toMatch(/USING INDEX channels_slug_unique/);
     expect(plan('SELECT * FROM collaborators WHERE app_id = 1 AND user_id = 2')).toMatch(/USING INDEX collaborators_app_user_unique/);
     expect(plan('SELECT * FROM schemes WHERE app_id = 1')).toMatch(/USING INDEX schemes_app_id_idx/);
     expect(plan('SELECT * FROM channels WHERE scheme_id = 1')).toMatch(/USING INDEX channels_scheme_id_idx/);

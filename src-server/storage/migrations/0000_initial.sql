@@ -41,7 +41,7 @@ CREATE TABLE `channels` (
 	FOREIGN KEY (`scheme_id`) REFERENCES `schemes`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `channels_slug_unique` ON `channels` (`slug`);--> statement-breakpoint
+CREATE UNIQUE INDEX `channels_slug_unique` ON `channels` (lower("slug"));--> statement-breakpoint
 CREATE UNIQUE INDEX `channels_key_unique` ON `channels` (`key`);--> statement-breakpoint
 CREATE INDEX `channels_scheme_id_idx` ON `channels` (`scheme_id`);--> statement-breakpoint
 CREATE TABLE `collaborators` (
@@ -138,6 +138,8 @@ CREATE TABLE `users` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`username` text NOT NULL,
 	`email` text NOT NULL,
+	`username_key` text NOT NULL,
+	`email_key` text NOT NULL,
 	`password_hash` text,
 	`role` text DEFAULT 'member' NOT NULL,
 	`locale` text,
@@ -148,5 +150,5 @@ CREATE TABLE `users` (
 	`updated_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `users_username_unique` ON `users` (lower("username"));--> statement-breakpoint
-CREATE UNIQUE INDEX `users_email_unique` ON `users` (lower("email"));
+CREATE UNIQUE INDEX `users_username_key_unique` ON `users` (`username_key`);--> statement-breakpoint
+CREATE UNIQUE INDEX `users_email_key_unique` ON `users` (`email_key`);
