@@ -11,7 +11,7 @@ import type { ServerConfig } from './config/config.ts';
 import type { Domain } from './domain/index.ts';
 import { installAccessControl } from './http/access.ts';
 import { installContentTypes } from './http/content-types.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
 import { installShapes } from './http/shape.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -42,6 +42,7 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     trustProxy: false,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -52,11 +52,29 @@ function map(error: FastifyError): Mapped {
     case 'ENOSPC':
       return { status: 507, body: { error: 'The server is out of disk space' } };
   }
+  if (code === 'HANGAR_MALFORMED_UNICODE') return { status: 400, body: { error: error.message } };
   // JSON.parse failures surface as SyntaxError with status 400
   if (error instanceof SyntaxError && error.statusCode === 400) return { status: 400, body: { error: 'Malformed JSON' } };
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return { status, body: { error: error.message } };
   return { status: 500, body: { error: 'Internal server error' } };
+}
+
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors` option):
+ * answered in the same JSON form, with the headers onSend would have added.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [status, message] =
+    error.code === 'FST_ERR_BAD_URL' ? [400, 'Malformed URL']
+    : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'URL too long']
+    : [500, 'Internal server error'];
+  reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
+    .send(JSON.stringify({ error: message }));
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

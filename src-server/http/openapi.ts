@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { BuildInfo } from '../config/build-info.ts';
+import { ErrorBody } from '../routes/schemas.ts';
 import type { Access } from './access.ts';
 
 export const DOCS_PREFIX = '/api/docs';
@@ -44,6 +45,12 @@ export async function installOpenApi(app: FastifyInstance, buildInfo: BuildInfo)
     const schema = route.schema as Record<string, unknown>;
     schema.description = [schema.description, `**Access:** ${whoMay(rule)}`].filter(Boolean).join('\n\n');
     if (rule.kind !== 'public') schema.security = [{ bearer: [] }, { token: [] }];
+    // What any route may answer, whatever its own schema says: a bad X-Api-Shape (422), and for
+    // methods that carry a body, a malformed (400), too large (413) or unsupported (415) one.
+    const responses = (schema.response ??= {}) as Record<string, unknown>;
+    const methods = [route.method].flat();
+    const statuses = [422, ...(methods.some((m) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(m)) ? [400, 413, 415] : [])];
+    for (const status of statuses) responses[status] ??= ErrorBody;
   });
 
   await app.register(swagger, {

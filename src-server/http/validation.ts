@@ -88,8 +88,9 @@ const typeNames: Record<string, string> = {
   null: 'null',
 };
 
+/** Blank as a person sees it: nothing but spaces and zero-width characters. */
 function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  return value === undefined || value === null || (typeof value === 'string' && value.replace(/[\s\u200B-\u200D\u2060\uFEFF]/g, '') === '');
 }
 
 function messageOf(error: ErrorObject): string {

@@ -17,8 +17,8 @@ import { DEVICE_TYPES, DOWNLOAD_FILENAME_TYPES } from '../storage/schema.ts';
 export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 export const IdParams = Type.Object({ id: Id });
 
-/** A display name: 1-255 characters with at least one that is not a space. */
-export const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
+/** A display name: 1-255 characters, at least one of them visible (not a space, not zero-width). */
+export const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '[^\\s\\u200B-\\u200D\\u2060\\uFEFF]' });
 
 export const Pagination = {
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'page number, from 1' }),

@@ -43,6 +43,14 @@ describe('POST /api/apps', () => {
     expect(none.body.entry).toEqual({ name: ["can't be blank"] });
   });
 
+  it('counts a name of only invisible characters as blank', async () => {
+    for (const name of ['\u200B', '\u00A0\u200B\uFEFF', '\u2060']) {
+      const res = await t.admin.post('/api/apps', { name });
+      expect(res.status, JSON.stringify(name)).toBe(422);
+      expect(res.body.entry).toEqual({ name: ["can't be blank"] });
+    }
+  });
+
   it('trims the name and keeps unicode as sent', async () => {
     const res = await t.admin.post('/api/apps', { name: '  测试 🚀 Ünïcødé  ' });
     expect(res.status).toBe(201);
@@ -388,6 +396,9 @@ describe('channels', () => {
     const taken = await t.admin.post(`/api/schemes/${tree.scheme.id}/channels`, { name: 'Dup', device_type: 'ios', slug: tree.channel.slug });
     expect(taken.status).toBe(422);
     expect(taken.body.entry).toEqual({ slug: ['has already been taken'] });
+    const differentCase = await t.admin.post(`/api/schemes/${tree.scheme.id}/channels`, { name: 'Dup', device_type: 'ios', slug: tree.channel.slug.toUpperCase() });
+    expect(differentCase.status).toBe(422);
+    expect(differentCase.body.entry).toEqual({ slug: ['has already been taken'] });
     for (const slug of ['api', 'Download', 'udid']) {
       const res = await t.admin.post(`/api/schemes/${tree.scheme.id}/channels`, { name: 'R', device_type: 'ios', slug });
       expect(res.status, slug).toBe(422);
