@@ -60,7 +60,15 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
 
+  // While stopping, answers in flight close their connection: a keep-alive socket would otherwise
+  // hold the stop until the shutdown timeout cuts it.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
     reply.header('x-content-type-options', 'nosniff');
     const type = String(reply.getHeader('content-type') ?? '');
     if (type.startsWith('application/json') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');

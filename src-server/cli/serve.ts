@@ -5,10 +5,6 @@ import type { FirstStart } from '../domain/index.ts';
 
 export async function serve(config: ServerConfig): Promise<number> {
   const server = await startServer(config);
-  const notice = firstStartNotice(server.firstStart);
-  if (notice) process.stdout.write(notice + '\n');
-  process.stdout.write(`Hangar listening on ${server.url}\n`);
-
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -27,8 +23,13 @@ export async function serve(config: ServerConfig): Promise<number> {
         },
       );
     };
+    // Handlers first: a supervisor may signal as soon as it reads the line below.
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+
+    const notice = firstStartNotice(server.firstStart);
+    if (notice) process.stdout.write(notice + '\n');
+    process.stdout.write(`Hangar listening on ${server.url}\n`);
   });
 }
 

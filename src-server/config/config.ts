@@ -10,6 +10,8 @@ export type ApiShape = (typeof API_SHAPES)[number];
 
 export const DEFAULT_PORT = 7700;
 export const DEFAULT_HOST = '0.0.0.0';
+/** A first admin token given through HANGAR_ADMIN_TOKEN must be at least this long. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 export interface ServerConfig {
   /** interface to listen on; 0.0.0.0 = every IPv4 interface */
@@ -107,6 +109,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   const logLevel = (pick(flags.logLevel, env.HANGAR_LOG_LEVEL) ?? 'info') as ServerConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const initialAdminToken = env.HANGAR_ADMIN_TOKEN || null;
+  if (initialAdminToken !== null && initialAdminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`HANGAR_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+  }
+
   return {
     host,
     port,
@@ -117,7 +124,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     userDefaults: { locale: 'en', appearance: 'auto' },
     logLevel,
     logToStdout: env.HANGAR_LOG_STDOUT !== '0',
-    initialAdminToken: env.HANGAR_ADMIN_TOKEN || null,
+    initialAdminToken,
     shutdownTimeoutMs: 4500,
   };
 }

@@ -5,6 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MIN_ADMIN_TOKEN_LENGTH } from '../config/config.ts';
 import { users as usersTable } from '../storage/schema.ts';
 import { createAppService } from './apps.ts';
 import { createChannelService } from './channels.ts';
@@ -30,7 +31,6 @@ export function createDomain(ctx: DomainContext) {
 export type Domain = ReturnType<typeof createDomain>;
 
 export const INITIAL_ADMIN_TOKEN_FILE = 'initial-admin-token';
-export const MIN_TOKEN_LENGTH = 16;
 
 export interface FirstStart {
   username: string;
@@ -45,8 +45,8 @@ export interface FirstStart {
  */
 export async function ensureFirstAdmin(domain: Domain, dataDir: string, givenToken: string | null): Promise<FirstStart | null> {
   if (domain.users.count() > 0) return null;
-  if (givenToken !== null && givenToken.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`HANGAR_ADMIN_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
+  if (givenToken !== null && givenToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(`HANGAR_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
   }
   // The token file is written before any row, so that a failure leaves an empty database (retried at
   // the next start) rather than an admin nobody has a token for.
