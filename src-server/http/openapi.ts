@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { readFile } from 'node:fs/promises';
 import type { BuildInfo } from '../config/build-info.ts';
 import { ErrorBody } from '../routes/schemas.ts';
 import type { Access } from './access.ts';
@@ -84,8 +85,11 @@ export async function installOpenApi(app: FastifyInstance, buildInfo: BuildInfo)
     hideUntagged: true,
   });
 
+  const icon = await readFile(new URL('../../resources/icon.svg', import.meta.url));
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
+    logo: { type: 'image/svg+xml', content: icon, href: DOCS_PREFIX },
+    theme: { title: 'Hangar API', favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: icon }] },
     uiConfig: { docExpansion: 'list', deepLinking: true, url: OPENAPI_PATH },
     staticCSP: true,
   });
