@@ -1,5 +1,6 @@
 /** Apps: list, get, create, rename/archive, delete (spec: Apps). Uploads and client endpoints: routes/uploads.ts. */
 import Type from 'typebox';
+import { mayOnApp } from '../domain/policy.ts';
 import { access, authOf } from '../http/access.ts';
 import { appBody } from '../serializers/apps.ts';
 import type { Api, RouteDeps } from './deps.ts';
@@ -29,12 +30,16 @@ export function appRoutes(api: Api, { domain }: RouteDeps): void {
     schema: {
       tags,
       summary: 'Get an app',
+      description: 'The extended shape adds `collaborators` for callers who may manage them (app admins and developers, global admins and developers).',
       params: IdParams,
       response: { 200: AppBody, ...errors(401, 403, 404, 422) },
     },
     handler: async (request) => {
       const { id } = request.params;
-      return appBody(domain.apps.get(id), request.shape, domain.apps.collaborators(id));
+      const { actor } = authOf(request);
+      // Collaborators (with their emails) only for those who may manage them, as Zealot does.
+      const collaborators = mayOnApp(actor, 'collaborators', domain.apps.standing(actor, id)) ? domain.apps.collaborators(id) : undefined;
+      return appBody(domain.apps.get(id), request.shape, collaborators);
     },
   });
 

@@ -171,6 +171,20 @@ describe('GET /api/apps/:id', () => {
     expect(Object.keys(base.body)).toEqual(['id', 'name', 'schemes']);
   });
 
+  it('shows collaborators to those who may manage them, not to plain members', async () => {
+    const tree = await createAppTree(t);
+    const member = await createUser(t, 'member');
+    const developer = await createUser(t, 'member');
+    await addCollaborator(t, tree.app.id, member.id, 'member');
+    await addCollaborator(t, tree.app.id, developer.id, 'developer');
+    const asMember = await member.client.get(`/api/apps/${tree.app.id}`);
+    expect(asMember.status).toBe(200);
+    expect(asMember.body).not.toHaveProperty('collaborators');
+    expect(asMember.text).not.toContain(developer.email);
+    const asDeveloper = await developer.client.get(`/api/apps/${tree.app.id}`);
+    expect(asDeveloper.body.collaborators.map((c: { id: number }) => c.id)).toEqual([1, member.id, developer.id]);
+  });
+
   it('answers 404 "App not found" for an unknown app', async () => {
     const res = await t.admin.get('/api/apps/999999');
     expect(res.status).toBe(404);
