@@ -1,0 +1,24 @@
+/** Property lists, XML or binary (Info.plist, provisioning profiles), read with `plist`. */
+import { parse, parseBinary } from 'plist';
+import { ParseError } from './types.ts';
+
+export type PlistValue = string | number | bigint | boolean | Date | Uint8Array | PlistValue[] | { [key: string]: PlistValue } | null;
+export type PlistDict = { [key: string]: PlistValue };
+
+export function parsePlist(data: Buffer, what: string): PlistDict {
+  try {
+    const value: unknown = data.subarray(0, 6).toString('latin1') === 'bplist' ? parseBinary(data) : parse(data.toString('utf8'));
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array || value instanceof Date) {
+      throw new Error('its root is not a dictionary');
+    }
+    return value as PlistDict;
+  } catch (error) {
+    throw new ParseError(`${what} is not a readable property list: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** A string value (numbers written as text), or null when absent. */
+export function plistString(dict: PlistDict, key: string): string | null {
+  const value = dict[key];
+  return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : null;
+}
