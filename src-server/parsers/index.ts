@@ -55,7 +55,7 @@ export function readerFor(fileName: string): BinaryReader {
 export async function readBinary(path: string, fileName: string): Promise<AppMetadata> {
   const reader = readerFor(fileName);
   try {
-    return await reader.read(path);
+    return await reader.read(path, fileName);
   } catch (error) {
     if (error instanceof ParseError) throw error;
     // A reader that fails in a way it did not foresee still means: this file cannot be read.

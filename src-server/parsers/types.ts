@@ -67,8 +67,12 @@ export interface BinaryReader {
   format: BinaryFormat;
   /** file name extensions (lower case, with the dot) that name this format */
   extensions: string[];
-  /** Reads the file at `path`. Throws ParseError when it cannot be read as this format. */
-  read(path: string): Promise<AppMetadata>;
+  /**
+   * Reads the file at `path` (a temporary file; `fileName` is the name its uploader gave it, for
+   * formats whose files may carry no version but their name). Throws ParseError when it cannot be
+   * read as this format. Never loads a whole file into memory: uploads may be gigabytes.
+   */
+  read(path: string, fileName: string): Promise<AppMetadata>;
 }
 
 /**
