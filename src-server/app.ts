@@ -3,7 +3,10 @@
  * OpenAPI and routes. No I/O happens here beyond what the parts are given; src-server/server.ts owns
  * the lifecycle (database, first start, listening, shutdown).
  */
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { BuildInfo } from './config/build-info.ts';
@@ -14,14 +17,20 @@ import { installContentTypes } from './http/content-types.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
 import { installShapes } from './http/shape.ts';
+import { publicUrls } from './network/public-urls.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { appRoutes } from './routes/apps.ts';
 import { channelRoutes } from './routes/channels.ts';
+import { clientRoutes } from './routes/client.ts';
 import { collaboratorRoutes } from './routes/collaborators.ts';
 import type { RouteDeps } from './routes/deps.ts';
 import { deviceRoutes } from './routes/devices.ts';
+import { downloadRoutes } from './routes/downloads.ts';
+import { eventRoutes } from './routes/events.ts';
+import { releaseRoutes } from './routes/releases.ts';
 import { schemeRoutes } from './routes/schemes.ts';
 import { systemRoutes } from './routes/system.ts';
+import { uploadRoutes } from './routes/uploads.ts';
 import { userRoutes } from './routes/users.ts';
 
 export interface AppDeps {
@@ -50,6 +59,12 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   installErrorHandling(app);
+  await app.register(cookie);
+  // Uploads stream their multipart bodies themselves (routes/uploads.ts); busboy's limits guard them.
+  await app.register(multipart, {
+    limits: { fileSize: config.maxUploadBytes ?? Infinity, files: 4, fields: 64, fieldSize: 1024 * 1024, parts: 80, headerPairs: 100 },
+    throwFileSizeLimit: true,
+  });
   installContentTypes(app);
   installShapes(app, config);
   installAccessControl(app, domain, { publicPrefixes: [DOCS_PREFIX] });
@@ -80,6 +95,7 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     config,
     buildInfo,
     userDefaults: { ...config.userDefaults, timezone: config.timezone },
+    urls: publicUrls(config, () => (app.server.address() as AddressInfo).port),
   };
   systemRoutes(app, deps);
   appRoutes(app, deps);
@@ -88,6 +104,11 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
   collaboratorRoutes(app, deps);
   userRoutes(app, deps);
   deviceRoutes(app, deps);
+  uploadRoutes(app, deps);
+  clientRoutes(app, deps);
+  releaseRoutes(app, deps);
+  eventRoutes(app, deps);
+  downloadRoutes(app, deps);
 
   return app;
 }

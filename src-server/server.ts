@@ -3,17 +3,20 @@
  * the tests: open a data directory (database, migrations, first start, unfinished deletions), serve
  * the API, and stop cleanly.
  */
-import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp, type HangarApp } from './app.ts';
 import { readBuildInfo, type BuildInfo } from './config/build-info.ts';
 import type { ServerConfig } from './config/config.ts';
+import { EventBus } from './domain/events.ts';
 import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
 import { createLogger } from './http/logging.ts';
 import { openDatabase, type OpenDatabase } from './storage/database.ts';
 import { FileStore } from './storage/files.ts';
+import { sweepDataDirectory, type SweepReport } from './storage/sweep.ts';
 
 export const DATABASE_FILE = 'hangar.sqlite3';
 
@@ -22,6 +25,8 @@ export interface Hangar {
   database: OpenDatabase;
   /** set when this start created the first admin (R17) */
   firstStart: FirstStart | null;
+  /** what the start-up sweep of the data directory found */
+  sweep: SweepReport;
   close(): void;
 }
 
@@ -31,15 +36,34 @@ export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initial
   const database = openDatabase(join(config.dataDir, DATABASE_FILE));
   try {
     const files = new FileStore(config.dataDir);
-    const domain = createDomain({ db: database.db, files, now });
+    const secret = await installationSecret(config.dataDir);
+    const domain = createDomain({ db: database.db, files, events: new EventBus(), secret, now });
     const firstStart = await ensureFirstAdmin(domain, config.dataDir, config.initialAdminToken);
-    // Deletions a crash interrupted: their rows are gone, finish removing their files.
+    // Deletions a crash interrupted: their rows are gone, finish removing their files. Then the
+    // sweep: temporaries and orphans a crash left behind.
     await files.drainDeletions(database.db);
-    return { domain, database, firstStart, close: () => database.close() };
+    const sweep = await sweepDataDirectory(database.db, files);
+    return { domain, database, firstStart, sweep, close: () => database.close() };
   } catch (error) {
     database.close();
     throw error;
   }
+}
+
+export const SECRET_FILE = 'secret.key';
+
+/** The installation's secret: 32 random bytes made at first start, readable by the owner only. */
+async function installationSecret(dataDir: string): Promise<Buffer> {
+  const file = join(dataDir, SECRET_FILE);
+  try {
+    const secret = await readFile(file);
+    if (secret.length >= 32) return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBytes(32);
+  await writeFile(file, secret, { mode: 0o600 });
+  return secret;
 }
 
 export interface RunningServer {
@@ -72,6 +96,11 @@ export async function startServer(config: ServerConfig, options: { buildInfo?: B
     logger.flush();
     throw error;
   }
+  const { sweep } = hangar;
+  if (sweep.temporariesRemoved > 0 || sweep.orphansRemoved.length > 0) {
+    logger.warn({ temporaries: sweep.temporariesRemoved, orphans: sweep.orphansRemoved }, 'start-up sweep removed what a crash left behind');
+  }
+  if (sweep.missingFiles.length > 0) logger.error({ missing: sweep.missingFiles }, 'rows whose files are missing from the data directory');
   const port = (app.server.address() as AddressInfo).port;
   const local = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
 

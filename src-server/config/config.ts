@@ -35,6 +35,8 @@ export interface ServerConfig {
   initialAdminToken: string | null;
   /** how long a graceful stop may take before open connections are cut */
   shutdownTimeoutMs: number;
+  /** largest binary an upload may carry, in bytes; null: no limit (R10) */
+  maxUploadBytes: number | null;
 }
 
 export interface ConfigFlags {
@@ -109,6 +111,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   const logLevel = (pick(flags.logLevel, env.HANGAR_LOG_LEVEL) ?? 'info') as ServerConfig['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const maxUploadText = pick(undefined, env.HANGAR_MAX_UPLOAD_MB);
+  if (maxUploadText !== undefined && !/^[1-9]\d{0,7}$/.test(maxUploadText)) throw new ConfigError(`HANGAR_MAX_UPLOAD_MB must be a whole number of megabytes, got "${maxUploadText}"`);
+  const maxUploadBytes = maxUploadText === undefined ? null : Number(maxUploadText) * 1024 * 1024;
+
   const initialAdminToken = env.HANGAR_ADMIN_TOKEN || null;
   if (initialAdminToken !== null && initialAdminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     throw new ConfigError(`HANGAR_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
@@ -126,5 +132,6 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     logToStdout: env.HANGAR_LOG_STDOUT !== '0',
     initialAdminToken,
     shutdownTimeoutMs: 4500,
+    maxUploadBytes,
   };
 }

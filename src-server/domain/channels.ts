@@ -103,11 +103,15 @@ export function createChannelService(ctx: DomainContext, appService: AppService,
     },
 
     async create(schemeId: number, input: ChannelInput): Promise<Channel> {
+      return this.insert(schemeId, input, (await passwordHashFor(input.password)) ?? null);
+    },
+
+    /** Creates a channel whose password (if any) is already hashed: synchronous, for use inside a transaction. */
+    insert(schemeId: number, input: Omit<ChannelInput, 'password'>, passwordHash: string | null): Channel {
       const scheme = schemeService.find(schemeId);
       appService.assertActive(scheme.appId);
       const slug = input.slug ? input.slug : freeRandomSlug();
       if (input.slug) checkSlug(slug);
-      const passwordHash = (await passwordHashFor(input.password)) ?? null;
       const now = ctx.now();
       return write(() =>
         db
@@ -158,6 +162,11 @@ export function createChannelService(ctx: DomainContext, appService: AppService,
             .returning()
             .get()!,
       );
+    },
+
+    /** Sets (a hash from secrets.hashPassword) or, with null, clears the visit password; synchronous. */
+    setPasswordHash(id: number, passwordHash: string | null): Channel {
+      return db.update(channels).set({ passwordHash, updatedAt: ctx.now() }).where(eq(channels.id, id)).returning().get()!;
     },
 
     /** A new channel key; the old one stops working at once. */

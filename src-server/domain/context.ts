@@ -3,11 +3,15 @@
  */
 import type { Db } from '../storage/database.ts';
 import type { FileStore } from '../storage/files.ts';
+import type { EventBus } from './events.ts';
 import type * as schema from '../storage/schema.ts';
 
 export interface DomainContext {
   db: Db;
   files: FileStore;
+  events: EventBus;
+  /** the installation's secret (signs visit cookies and download links); never leaves the server */
+  secret: Buffer;
   /** milliseconds since the epoch; injectable so that tests can pin time */
   now(): number;
 }
@@ -21,6 +25,8 @@ export type Channel = typeof schema.channels.$inferSelect;
 export type Release = typeof schema.releases.$inferSelect;
 export type DebugFile = typeof schema.debugFiles.$inferSelect;
 export type Device = typeof schema.devices.$inferSelect;
+export type Webhook = typeof schema.webhooks.$inferSelect;
+export type WebhookDelivery = typeof schema.webhookDeliveries.$inferSelect;
 
 export interface SchemeWithChannels extends Scheme {
   channels: Channel[];

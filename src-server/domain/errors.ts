@@ -20,8 +20,9 @@ export class ValidationError extends Error {
 
 /** The thing named does not exist: `${what} not found`, e.g. "App not found". */
 export class NotFoundError extends Error {
-  constructor(what: string) {
-    super(`${what} not found`);
+  /** `message` replaces the usual wording where a client expects another (version_exist: "Not found release"). */
+  constructor(what: string, message = `${what} not found`) {
+    super(message);
     this.name = 'NotFoundError';
   }
 }

@@ -12,10 +12,13 @@ import { createChannelService } from './channels.ts';
 import { createCollaboratorService } from './collaborators.ts';
 import type { DomainContext } from './context.ts';
 import { createDeviceService } from './devices.ts';
+import { createReleaseService } from './releases.ts';
 import { createSchemeService } from './schemes.ts';
 import { newTokenValue } from './secrets.ts';
 import { createTokenService } from './tokens.ts';
+import { createUploadService } from './uploads.ts';
 import { createUserService } from './users.ts';
+import { createVisitService } from './visits.ts';
 
 export function createDomain(ctx: DomainContext) {
   const users = createUserService(ctx);
@@ -25,7 +28,10 @@ export function createDomain(ctx: DomainContext) {
   const channels = createChannelService(ctx, apps, schemes);
   const collaborators = createCollaboratorService(ctx, apps, users);
   const devices = createDeviceService(ctx);
-  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices };
+  const releases = createReleaseService(ctx, { apps, channels });
+  const uploads = createUploadService(ctx, { apps, schemes, channels, releases });
+  const visits = createVisitService(ctx.secret, ctx.now);
+  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits };
 }
 
 export type Domain = ReturnType<typeof createDomain>;

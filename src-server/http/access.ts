@@ -26,16 +26,25 @@ export type Access =
   /** anyone; `channel_key` routes are public too and check their key themselves (R2) */
   | { kind: 'public' }
   | { kind: 'global'; action: GlobalAction }
-  /** the app is found from a path parameter naming an app, scheme or channel */
-  | { kind: 'app'; action: AppAction; from: 'app' | 'scheme' | 'channel'; param: string }
+  /** the app is found from a path parameter naming an app, scheme, channel or release */
+  | { kind: 'app'; action: AppAction; from: AppTarget; param: string }
+  /**
+   * The token may travel inside a multipart body (uploads, R2): the handler reads the body, then
+   * authenticates with `authenticateDeferred` and asks the policy itself. A token in the header or
+   * query is checked before the body is read, so a bad one is refused before any upload starts.
+   */
+  | { kind: 'deferred'; description: string }
   /** the user named by the path parameter, or a user admin */
   | { kind: 'self_or_admin'; param: string };
 
+export type AppTarget = 'app' | 'scheme' | 'channel' | 'release';
+
 export const access = {
   public: (): Access => ({ kind: 'public' }),
+  deferred: (description: string): Access => ({ kind: 'deferred', description }),
   signedIn: (): Access => ({ kind: 'global', action: 'session' }),
   global: (action: GlobalAction): Access => ({ kind: 'global', action }),
-  app: (action: AppAction, from: 'app' | 'scheme' | 'channel' = 'app', param = 'id'): Access => ({ kind: 'app', action, from, param }),
+  app: (action: AppAction, from: AppTarget = 'app', param = 'id'): Access => ({ kind: 'app', action, from, param }),
   selfOrAdmin: (param = 'id'): Access => ({ kind: 'self_or_admin', param }),
 };
 
@@ -56,6 +65,17 @@ declare module 'fastify' {
 /** The caller of a route that requires a token (never null there: the access hook ran). */
 export function authOf(request: FastifyRequest): Authenticated {
   if (!request.auth) throw new UnauthorizedError();
+  return request.auth;
+}
+
+/**
+ * For `deferred` routes: the caller, from the token checked before the body (header or query) or
+ * else from one found in the body (`formToken`). 401 without either.
+ */
+export function authenticateDeferred(request: FastifyRequest, domain: Domain, formToken: string | undefined): Authenticated {
+  if (request.auth) return request.auth;
+  if (!formToken) throw new UnauthorizedError();
+  request.auth = domain.tokens.authenticate(formToken);
   return request.auth;
 }
 
@@ -104,6 +124,10 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     if (!rule || rule.kind === 'public') return;
 
     const token = tokenOf(request);
+    if (rule.kind === 'deferred') {
+      if (token !== null) request.auth = domain.tokens.authenticate(token);
+      return;
+    }
     if (token === null) throw new UnauthorizedError();
     request.auth = domain.tokens.authenticate(token);
     if (rule.kind === 'global' && !mayGlobally(request.auth.actor, rule.action)) throw new ForbiddenError();
@@ -122,7 +146,8 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     const appId =
       rule.from === 'app' ? id
       : rule.from === 'scheme' ? domain.schemes.find(id).appId
-      : domain.channels.appIdOf(domain.channels.find(id));
+      : rule.from === 'channel' ? domain.channels.appIdOf(domain.channels.find(id))
+      : domain.channels.appIdOf(domain.channels.find(domain.releases.find(id).channelId));
     if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
   });
 }

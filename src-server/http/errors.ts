@@ -12,6 +12,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../domain/errors.ts';
+import { ParseError } from '../parsers/types.ts';
 import { entryOf } from './validation.ts';
 
 export interface ErrorBody {
@@ -30,6 +31,7 @@ function map(error: FastifyError): Mapped {
     return { status: 422, body: { error: 'Unprocessable entity', entry: entryOf(error.validation as never, error.validationContext ?? 'request') } };
   }
   if (error instanceof ValidationError) return { status: 422, body: { error: error.message, entry: error.entry } };
+  if (error instanceof ParseError) return { status: 422, body: { error: error.message, entry: { file: [error.message] } } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: error.message } };
   if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
@@ -45,6 +47,13 @@ function map(error: FastifyError): Mapped {
       return { status: 413, body: { error: 'Request body is too large' } };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, body: { error: 'Unsupported Content-Type: send JSON, a form or multipart' } };
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return { status: 413, body: { error: `The upload is larger than this server accepts (${error.message})` } };
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return { status: 415, body: { error: 'Send the build as multipart/form-data' } };
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return { status: 503, body: { error: 'The database is busy; try again' }, headers: { 'retry-after': '1' } };

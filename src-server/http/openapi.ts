@@ -26,6 +26,8 @@ function whoMay(rule: Access): string {
           : 'Global admins and developers.';
     case 'self_or_admin':
       return 'The user themselves, or a global admin.';
+    case 'deferred':
+      return rule.description;
     case 'app': {
       const who = {
         read: 'collaborators of the app (any role)',
@@ -74,12 +76,15 @@ export async function installOpenApi(app: FastifyInstance, buildInfo: BuildInfo)
       tags: [
         { name: 'System' },
         { name: 'Apps' },
+        { name: 'Client', description: 'What the Zealot SDKs and fastlane call, keyed by `channel_key`' },
+        { name: 'Releases' },
         { name: 'Schemes' },
         { name: 'Channels' },
         { name: 'Collaborators' },
         { name: 'Users' },
         { name: 'Tokens' },
         { name: 'Devices' },
+        { name: 'Events' },
       ],
     },
     hideUntagged: true,

@@ -149,3 +149,14 @@ export function entryOf(errors: ErrorObject[], context: string): Entry {
   }
   return entry;
 }
+
+/** Validates text fields read outside Fastify's body parsing (multipart forms) like a form body. */
+export function validateFormFields(schema: object, fields: Record<string, string>): Entry | null {
+  let validate = formValidators.get(schema);
+  if (!validate) {
+    validate = formAjv.compile(schema);
+    formValidators.set(schema, validate);
+  }
+  return validate(fields) ? null : entryOf(validate.errors ?? [], 'body');
+}
+const formValidators = new WeakMap<object, ValidateFunction>();

@@ -5,6 +5,7 @@ import type { BuildInfo } from '../config/build-info.ts';
 import type { ServerConfig } from '../config/config.ts';
 import type { Domain } from '../domain/index.ts';
 import type { UserDefaults } from '../domain/user-settings.ts';
+import type { Urls } from '../network/urls.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -19,6 +20,8 @@ export interface RouteDeps {
   config: ServerConfig;
   buildInfo: BuildInfo;
   userDefaults: UserDefaults;
+  /** absolute URLs from the public base URL (R11); may change with the LAN address */
+  urls: () => Urls;
 }
 
 export const OK = { mesage: 'OK' } as const;

@@ -8,8 +8,10 @@
  * has committed. A crash in between leaves the queue, which `drainDeletions` finishes at the next
  * start. So a file never disappears while its row stays, and no file outlives its row for long.
  */
-import { rm } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from './database.ts';
 import { fileDeletions } from './schema.ts';
@@ -48,6 +50,36 @@ export class FileStore {
 
   debugFileDir(channelId: number, debugFileId: number): string {
     return join(this.channelDir(channelId), 'debug_files', String(debugFileId));
+  }
+
+  /** Where uploads stream to before they are parsed: same file system as `files/`, so moves are atomic. */
+  get tempDir(): string {
+    return join(this.dataDir, 'tmp');
+  }
+
+  /** A fresh temporary file path (the directory exists). */
+  async newTempPath(suffix = ''): Promise<string> {
+    await mkdir(this.tempDir, { recursive: true });
+    return join(this.tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}${suffix}`);
+  }
+
+  /**
+   * Moves a temporary file to a stored path (relative), replacing anything a crash left there.
+   * Synchronous on purpose: it runs inside the transaction that records the file, so that either
+   * both happen or, on a crash between them, only an orphan file remains (swept at start-up).
+   */
+  moveIntoPlace(tempPath: string, storedPath: string): void {
+    const target = this.resolve(storedPath);
+    rmSync(dirname(target), { recursive: true, force: true });
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(tempPath, target);
+  }
+
+  /** Removes every temporary file (at start-up: uploads a crash interrupted). Returns how many. */
+  async sweepTemp(): Promise<number> {
+    const names = await readdir(this.tempDir).catch(() => [] as string[]);
+    await Promise.all(names.map((name) => rm(join(this.tempDir, name), { recursive: true, force: true })));
+    return names.length;
   }
 
   /** Queue paths for removal; call inside the transaction that deletes their rows. */

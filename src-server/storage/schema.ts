@@ -161,6 +161,9 @@ export const releases = sqliteTable(
     bundleId: text('bundle_id').notNull(),
     releaseVersion: text('release_version').notNull(),
     buildVersion: text('build_version').notNull(),
+    /** domain/versions.ts versionKey() of the two versions: their order is version order */
+    releaseVersionKey: text('release_version_key').notNull().default(''),
+    buildVersionKey: text('build_version_key').notNull().default(''),
     releaseType: text('release_type'),
     source: text('source').notNull().default('api'),
     branch: text('branch'),
@@ -186,6 +189,7 @@ export const releases = sqliteTable(
     uniqueIndex('releases_channel_version_unique').on(t.channelId, t.version),
     index('releases_channel_versions_idx').on(t.channelId, t.releaseVersion, t.buildVersion),
     index('releases_channel_git_commit_idx').on(t.channelId, t.gitCommit),
+    index('releases_channel_version_keys_idx').on(t.channelId, t.releaseVersionKey, t.buildVersionKey),
   ],
 );
 
@@ -236,3 +240,53 @@ export const fileDeletions = sqliteTable('file_deletions', {
   path: text('path').notNull(),
   createdAt: createdAt(),
 });
+
+export const WEBHOOK_EVENTS = ['upload', 'download', 'changelog'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Per-channel webhooks (R13): a JSON POST to `url` for each of `events`. */
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    channelId: integer('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** JSON array of WebhookEvent */
+    events: text('events').notNull(),
+    /** signs each delivery (X-Hangar-Signature: sha256=HMAC of the body); shown once, like a token */
+    secret: text('secret').notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('webhooks_channel_id_idx').on(t.channelId)],
+);
+
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
+
+/** One event sent (or to be sent) to one webhook; the latest ones are kept for the console. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    webhookId: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    event: text('event', { enum: WEBHOOK_EVENTS }).notNull(),
+    /** the JSON body, exactly as sent */
+    payload: text('payload').notNull(),
+    state: text('state', { enum: DELIVERY_STATES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.state, t.nextAttemptAt),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.id),
+  ],
+);
