@@ -31,11 +31,18 @@ export interface Hangar {
 }
 
 /** Opens (and on first use, sets up) a data directory. Used by `serve` and by the CLI's admin commands. */
-export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initialAdminToken'>, now: () => number = Date.now): Promise<Hangar> {
+export interface OpenOptions {
+  now?: () => number;
+  /** makes the file store of the data directory (tests pass one that injects faults) */
+  fileStore?: (dataDir: string) => FileStore;
+}
+
+export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initialAdminToken'>, options: OpenOptions = {}): Promise<Hangar> {
+  const now = options.now ?? Date.now;
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const database = openDatabase(join(config.dataDir, DATABASE_FILE));
   try {
-    const files = new FileStore(config.dataDir);
+    const files = options.fileStore ? options.fileStore(config.dataDir) : new FileStore(config.dataDir);
     const secret = await installationSecret(config.dataDir);
     const domain = createDomain({ db: database.db, files, events: new EventBus(), secret, now });
     const firstStart = await ensureFirstAdmin(domain, config.dataDir, config.initialAdminToken);
@@ -84,8 +91,8 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startServer(config: ServerConfig, options: { buildInfo?: BuildInfo; now?: () => number } = {}): Promise<RunningServer> {
-  const hangar = await openHangar(config, options.now);
+export async function startServer(config: ServerConfig, options: OpenOptions & { buildInfo?: BuildInfo } = {}): Promise<RunningServer> {
+  const hangar = await openHangar(config, options);
   const logger = createLogger(config);
   let app: HangarApp;
   try {

@@ -9,7 +9,6 @@
  */
 import type {} from '@fastify/multipart'; // request.parts()
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -92,7 +91,7 @@ export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
           }
           tempPath = await domain.ctx.files.newTempPath('.upload');
           const digest = new Digest();
-          await pipeline(part.file, digest, createWriteStream(tempPath, { flags: 'wx' }));
+          await pipeline(part.file, digest, domain.ctx.files.createTempWriteStream(tempPath));
           file = { fileName: baseName(part.filename) || 'upload', size: digest.size, sha256: digest.hash.digest('hex') };
         }
 

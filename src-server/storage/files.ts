@@ -9,7 +9,7 @@
  * start. So a file never disappears while its row stays, and no file outlives its row for long.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { asc, eq } from 'drizzle-orm';
@@ -61,6 +61,11 @@ export class FileStore {
   async newTempPath(suffix = ''): Promise<string> {
     await mkdir(this.tempDir, { recursive: true });
     return join(this.tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}${suffix}`);
+  }
+
+  /** Opens a new temporary file for writing (fails if it exists). Tests replace it to inject faults. */
+  createTempWriteStream(tempPath: string): WriteStream {
+    return createWriteStream(tempPath, { flags: 'wx' });
   }
 
   /**

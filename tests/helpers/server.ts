@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig, type ServerConfig } from '../../src-server/config/config.ts';
-import { DATABASE_FILE, startServer, type RunningServer } from '../../src-server/server.ts';
+import { DATABASE_FILE, startServer, type OpenOptions, type RunningServer } from '../../src-server/server.ts';
 import { ApiClient } from './client.ts';
 
 export const ADMIN_TOKEN = 'hgr_test-admin-token-0123456789abcdef';
@@ -27,7 +27,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: OpenOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'hangar-test-'));
   const config: ServerConfig = {
     ...resolveConfig({ host: '127.0.0.1', port: 0, data: dataDir }, {}),
@@ -35,7 +35,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
     initialAdminToken: ADMIN_TOKEN,
     ...overrides,
   };
-  const server = await startServer(config);
+  const server = await startServer(config, options);
   const url = server.localUrl;
   const sql = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
   const client = (token: string | null = null) => new ApiClient(url, token);
