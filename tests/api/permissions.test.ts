@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, RequestOptions } from '../helpers/client.ts';
+import { multipartBody, syntheticIpa } from '../helpers/builds.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCollaborator, createAppTree, createUser, unique, type AppTree, type TestUser } from '../helpers/world.ts';
 
@@ -79,6 +80,9 @@ let users: Record<UserActor, TestUser>;
 let third: TestUser;
 /** an app tree owned by the initial admin, with the actors' memberships; only read */
 let shared: AppTree;
+/** a release of the shared channel (dev.hangar.synthetic 1.0 (1)) */
+let sharedRelease: number;
+
 
 function clientOf(actor: ActorName): ApiClient {
   if (actor === 'anonymous') return t.anon;
@@ -123,6 +127,14 @@ async function freshDevice(): Promise<string> {
   return udid;
 }
 
+/** Uploads a synthetic build to a channel as the initial admin; the release id. */
+async function freshRelease(tree: AppTree): Promise<number> {
+  const { body, contentType } = multipartBody({ channel_key: tree.channel.key }, { name: 'Synthetic.ipa', data: syntheticIpa() });
+  const res = await t.admin.request('POST', '/api/apps/upload', { raw: { body, contentType } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
 async function addAs(appId: number, role: 'member' | 'developer' | 'admin'): Promise<number> {
   const user = await freshUser();
   await addCollaborator(t, appId, user.id, role);
@@ -137,6 +149,7 @@ interface Request {
   params?: Record<string, string | number>;
   json?: unknown;
   query?: RequestOptions['query'];
+  raw?: RequestOptions['raw'];
 }
 
 interface RouteCase {
@@ -147,12 +160,29 @@ interface RouteCase {
   success: 200 | 201 | 202;
   /** builds a valid request for this actor (fresh targets where the call changes state) */
   request?: (actor: ActorName) => Promise<Request>;
+  /** the answer is an endless stream: only its status is read */
+  stream?: boolean;
 }
 
 const MATRIX: RouteCase[] = [
   // public
   { route: 'GET /api/version', row: 'public', success: 200 },
   { route: 'GET /api/health', row: 'public', success: 200 },
+  // public, keyed by channel_key (R2)
+  { route: 'GET /api/apps/versions', row: 'public', success: 200, request: async () => ({ query: { channel_key: shared.channel.key } }) },
+  {
+    route: 'GET /api/apps/latest',
+    row: 'public',
+    success: 200,
+    request: async () => ({ query: { channel_key: shared.channel.key, release_version: '0.1', build_version: '0' } }),
+  },
+  {
+    route: 'GET /api/apps/version_exist',
+    row: 'public',
+    success: 200,
+    request: async () => ({ query: { channel_key: shared.channel.key, bundle_id: 'dev.hangar.synthetic', release_version: '1.0', build_version: '1' } }),
+  },
+  { route: 'GET /api/events', row: 'signedIn', success: 200, stream: true },
 
   // signed in
   { route: 'GET /api/apps', row: 'signedIn', success: 200 },
@@ -299,6 +329,32 @@ const MATRIX: RouteCase[] = [
   { route: 'DELETE /api/channels/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: (await freshTree()).channel.id } }) },
   { route: 'POST /api/channels/:id/key', row: 'appManage', success: 200, request: async () => ({ params: { id: (await freshTree()).channel.id } }) },
 
+  // uploads with a channel_key (without one, any signed-in user may upload: tested below)
+  {
+    route: 'POST /api/apps/upload',
+    row: 'appManage',
+    success: 201,
+    request: async () => {
+      const tree = await freshTree();
+      return { raw: multipartBody({ channel_key: tree.channel.key }, { name: 'Synthetic.ipa', data: syntheticIpa() }) };
+    },
+  },
+  // releases
+  { route: 'GET /api/releases/:id', row: 'appRead', success: 200, request: async () => ({ params: { id: sharedRelease } }) },
+  {
+    route: 'PUT /api/releases/:id',
+    row: 'appManage',
+    success: 200,
+    request: async () => ({ params: { id: await freshRelease(await freshTree()) }, json: { changelog: 'Fixed it' } }),
+  },
+  {
+    route: 'PATCH /api/releases/:id',
+    row: 'appManage',
+    success: 200,
+    request: async () => ({ params: { id: await freshRelease(await freshTree()) }, json: { branch: 'main' } }),
+  },
+  { route: 'DELETE /api/releases/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshRelease(await freshTree()) } }) },
+
   // app: delete
   { route: 'DELETE /api/apps/:id', row: 'appDelete', success: 200, request: async () => ({ params: { id: (await freshTree()).app.id } }) },
 
@@ -369,10 +425,19 @@ function pathOf(template: string, params: Record<string, string | number> = {}):
   });
 }
 
-async function call(entry: RouteCase, actor: ActorName) {
+async function call(entry: RouteCase, actor: ActorName): Promise<{ status: number; text: string }> {
   const [method, template] = entry.route.split(' ') as [string, string];
   const request = entry.request ? await entry.request(actor) : {};
-  return clientOf(actor).request(method, pathOf(template, request.params), { json: request.json, query: request.query });
+  const client = clientOf(actor);
+  if (entry.stream) {
+    const abort = new AbortController();
+    const headers: Record<string, string> = client.token ? { authorization: `Bearer ${client.token}` } : {};
+    const res = await fetch(new URL(pathOf(template, request.params), t.url), { method, headers, signal: abort.signal });
+    const text = res.ok ? '' : await res.text();
+    abort.abort();
+    return { status: res.status, text };
+  }
+  return client.request(method, pathOf(template, request.params), { json: request.json, query: request.query, raw: request.raw });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -400,6 +465,7 @@ beforeAll(async () => {
   };
   third = thirdUser!;
   shared = await freshTree();
+  sharedRelease = await freshRelease(shared);
 });
 afterAll(() => t?.close());
 
@@ -451,6 +517,20 @@ describe('the permission matrix', () => {
           const res = await call(entry, actor);
           expect(res.status, `${entry.route} as ${actor}: ${res.text}`).toBe(expected);
         });
+      }
+    });
+  }
+});
+
+describe('uploading without a channel_key', () => {
+  for (const actor of ACTORS) {
+    const expected = actor === 'anonymous' || actor === 'bad token' ? 401 : actor === 'locked user' ? 403 : 201;
+    it(`as ${actor}: ${expected} (a new app, owned by the uploader)`, async () => {
+      const res = await clientOf(actor).request('POST', '/api/apps/upload', { raw: multipartBody({}, { name: 'Synthetic.ipa', data: syntheticIpa() }) });
+      expect(res.status, `${actor}: ${res.text}`).toBe(expected);
+      if (expected === 201) {
+        const app = await t.admin.get(`/api/apps/${res.body.app.id}`);
+        expect(app.body.collaborators.find((c: { owner: boolean }) => c.owner)?.id).toBe(users[actor as UserActor].id);
       }
     });
   }
