@@ -245,9 +245,8 @@ export function createReleaseService(ctx: DomainContext, services: { apps: AppSe
       const channelIds = db.select({ id: channels.id }).from(channels).where(eq(channels.schemeId, schemeId)).orderBy(asc(channels.id)).all();
       const doomed: Release[] = [];
       for (const { id } of channelIds) {
-        doomed.push(
-          ...db.select().from(releases).where(eq(releases.channelId, id)).orderBy(desc(releases.version)).limit(-1).offset(scheme.retainedBuilds).all(),
-        );
+        // (drizzle drops a negative LIMIT, and SQLite refuses OFFSET without one: slice here instead)
+        doomed.push(...db.select().from(releases).where(eq(releases.channelId, id)).orderBy(desc(releases.version)).all().slice(scheme.retainedBuilds));
       }
       return remove(doomed);
     },

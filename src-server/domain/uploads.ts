@@ -42,6 +42,8 @@ export interface UploadResult {
   app: App;
   /** releases the scheme's retention removed */
   removed: Release[];
+  /** set when retention failed after the release was recorded (the upload still succeeded) */
+  retentionError: Error | null;
 }
 
 export function createUploadService(
@@ -97,12 +99,19 @@ export function createUploadService(
       channel = channels.find(release.channelId);
       const scheme = ctx.db.select().from(schemesTable).where(eq(schemesTable.id, channel.schemeId)).get()!;
       const app = apps.find(scheme.appId);
-      const removed = await releases.applyRetention(scheme.id);
+      // The release is committed: what follows must not turn a stored upload into a failed one.
+      let removed: Release[] = [];
+      let retentionError: Error | null = null;
+      try {
+        removed = await releases.applyRetention(scheme.id);
+      } catch (error) {
+        retentionError = error as Error; // the next upload to the scheme tries again
+      }
 
       ctx.events.emit({ type: 'release.created', appId: app.id, schemeId: scheme.id, channelId: channel.id, releaseId: release.id, newBuildCallout: scheme.newBuildCallout });
       if (scheme.newBuildCallout) ctx.events.emit({ type: 'build.available', appId: app.id, schemeId: scheme.id, channelId: channel.id, releaseId: release.id });
       for (const gone of removed) ctx.events.emit({ type: 'release.deleted', appId: app.id, channelId: gone.channelId, releaseId: gone.id, reason: 'retention' });
-      return { release, channel, scheme, app, removed };
+      return { release, channel, scheme, app, removed, retentionError };
     },
   };
 }

@@ -119,6 +119,7 @@ export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
           { tempPath, ...file },
         );
         tempPath = null; // moved into place
+        if (result.retentionError) request.log.error({ err: result.retentionError, schemeId: result.scheme.id }, 'retention after an upload failed');
         reply.code(201);
         return releaseBody(result.release, result.channel, request.shape, urls(), {
           app: domain.apps.get(result.app.id),
