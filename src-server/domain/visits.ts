@@ -3,8 +3,9 @@
  * then a cookie proves it; downloads and install manifests of such a channel need that cookie, or
  * a signed link (iOS fetches the manifest and the .ipa itself, without the browser's cookies).
  *
- * Both are HMACs with the installation's secret: the cookie is bound to the channel and its current
- * password hash (changing the password signs every visitor out), a link to one release and an expiry.
+ * Both are HMACs with the installation's secret, bound to the channel's current password hash
+ * (changing the password signs every visitor out and voids every link); a link also to one release
+ * and an expiry.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Channel } from './context.ts';
@@ -41,16 +42,19 @@ export function createVisitService(secret: Buffer, now: () => number) {
       return (await verifyPassword(password, channel.passwordHash)) ? cookieValue(channel) : null;
     },
 
-    /** Query parameters that let anyone holding them fetch one release until `expiresAt` (ms). */
-    signRelease(releaseId: number, expiresAt: number): { exp: string; sig: string } {
+    /**
+     * Query parameters that let anyone holding them fetch one release until `expiresAt` (ms), as long
+     * as the channel's password stays the same.
+     */
+    signRelease(channel: Channel, releaseId: number, expiresAt: number): { exp: string; sig: string } {
       const exp = String(Math.floor(expiresAt / 1000));
-      return { exp, sig: hmac(secret, `release:${releaseId}:${exp}`) };
+      return { exp, sig: hmac(secret, `release:${releaseId}:${exp}:${channel.passwordHash}`) };
     },
 
-    admitsSigned(releaseId: number, exp: unknown, sig: unknown): boolean {
+    admitsSigned(channel: Channel, releaseId: number, exp: unknown, sig: unknown): boolean {
       if (typeof exp !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(exp)) return false;
       if (Number(exp) * 1000 < now()) return false;
-      return same(sig, hmac(secret, `release:${releaseId}:${exp}`));
+      return same(sig, hmac(secret, `release:${releaseId}:${exp}:${channel.passwordHash}`));
     },
   };
 }

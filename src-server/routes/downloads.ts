@@ -53,7 +53,17 @@ export function downloadName(release: Release, channel: Channel, timeZone: strin
 
 function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // RFC 8187 value-chars: encodeURIComponent leaves ' ( ) * as they are, which the syntax does not allow
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** A path on this server to go back to after the password form, or null (never another site). */
+export function localReturnPath(value: string | undefined): string | null {
+  if (!value || /[\x00-\x1f\x7f\\]/.test(value) || !value.startsWith('/')) return null;
+  const url = new URL(value, 'http://hangar.invalid');
+  if (url.origin !== 'http://hangar.invalid') return null;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /** Does If-None-Match name this entity tag? (weak comparison, as RFC 9110 asks for it) */
@@ -82,20 +92,26 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
   function admit(request: FastifyRequest, channel: Channel, releaseId: number): void {
     if (channel.passwordHash === null) return;
     const query = request.query as Record<string, unknown>;
-    if (domain.visits.admitsSigned(releaseId, query.exp, query.sig)) return;
+    if (domain.visits.admitsSigned(channel, releaseId, query.exp, query.sig)) return;
     if (domain.visits.admits(channel, request.cookies[domain.visits.cookieName(channel)])) return;
     throw new UnauthorizedError('This channel is protected by a password');
   }
 
   function signedQuery(channel: Channel, releaseId: number): string {
     if (channel.passwordHash === null) return '';
-    const { exp, sig } = domain.visits.signRelease(releaseId, Date.now() + 6 * 3600 * 1000);
+    const { exp, sig } = domain.visits.signRelease(channel, releaseId, Date.now() + 6 * 3600 * 1000);
     return `?exp=${exp}&sig=${sig}`;
   }
 
   async function sendFile(request: FastifyRequest, reply: FastifyReply, release: Release, channel: Channel) {
     const etag = `"${release.sha256}"`;
     const headers = request.raw.headers;
+    // Preconditions on our strong tag; send() knows nothing of it (its own would be weak).
+    if (headers['if-match'] !== undefined) {
+      const match = headers['if-match'].trim() === '*' || headers['if-match'].split(',').some((tag) => tag.trim() === etag);
+      if (!match) return reply.code(412).header('etag', etag).send({ error: 'Precondition failed: the file is not the one asked for' });
+      delete headers['if-match'];
+    }
     if (noneMatch(headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).send();
     // Ranges are honoured only for this exact file (If-Range with our strong tag); send() knows
     // nothing of our tag, so it is given the request's Range only when it applies.
@@ -114,7 +130,15 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
       index: false,
       highWaterMark: 1024 * 1024,
     });
-    if (result.type === 'error') throw new NotFoundError('File');
+    if (result.type === 'error') {
+      if (result.statusCode === 404) throw new NotFoundError('File');
+      // 412 (If-Unmodified-Since), 416 (with Content-Range: bytes */size): send's answer, in our body
+      const error = result.statusCode === 416 ? 'Range not satisfiable' : result.statusCode === 412 ? 'Precondition failed' : 'Cannot send the file';
+      // send's own error page is HTML with its own length: keep only what tells the client about the file
+      const range = (result.headers as Record<string, string>)['Content-Range'];
+      if (range) reply.header('content-range', range);
+      return reply.code(result.statusCode).header('etag', etag).send({ error });
+    }
     reply.code(result.statusCode).headers(result.headers as Record<string, string>);
     reply.header('etag', etag);
     reply.header('content-type', CONTENT_TYPES[storedExtension(release).toLowerCase()] ?? 'application/octet-stream');
@@ -157,7 +181,8 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
       if (!release.iconPath) throw new NotFoundError('Icon');
       const path = domain.ctx.files.resolve(release.iconPath);
       const result = await send(request.raw, `/${basename(path)}`, { root: dirname(path), maxAge: 365 * 24 * 3600 * 1000, immutable: true, dotfiles: 'allow', index: false });
-      if (result.type === 'error') throw new NotFoundError('Icon');
+      if (result.type === 'error' && result.statusCode === 404) throw new NotFoundError('Icon');
+      if (result.type === 'error') return reply.code(result.statusCode).send({ error: 'Cannot send the icon' });
       return reply.code(result.statusCode).headers(result.headers as Record<string, string>).header('content-type', 'image/png').send(result.stream);
     },
   });
@@ -222,9 +247,9 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
       const cookie = await domain.visits.enter(channel, request.body.password);
       if (cookie === null) throw new UnauthorizedError('Wrong password');
       reply.setCookie(domain.visits.cookieName(channel), cookie, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: VISIT_COOKIE_MAX_AGE_S });
-      const back = request.body.return_to;
       // only a path on this server: never an open redirect
-      if (back && back.startsWith('/') && !back.startsWith('//') && !back.startsWith('/\\')) return reply.redirect(back, 303);
+      const back = localReturnPath(request.body.return_to);
+      if (back) return reply.redirect(back, 303);
       return reply.code(204).send();
     },
   });
