@@ -40,6 +40,16 @@ export function createTokenService(ctx: DomainContext) {
       return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, token: row.token };
     },
 
+    /**
+     * The caller of a token again, for connections that outlive a request (event streams): null once
+     * the token is revoked or expired or its user locked; the user's current role otherwise.
+     */
+    recheck(tokenId: number): Authenticated | null {
+      const row = db.select({ token: apiTokens, user: users }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, tokenId)).get();
+      if (!row || row.user.lockedAt !== null || (row.token.expiresAt !== null && row.token.expiresAt <= ctx.now())) return null;
+      return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, token: row.token };
+    },
+
     /** Creates a token; the returned value is the only time it is ever available. */
     create(userId: number, input: { name: string; expiresAt?: number | null; value?: string }): { token: ApiToken; value: string } {
       const value = input.value ?? newTokenValue();

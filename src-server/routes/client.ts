@@ -14,14 +14,15 @@ import type { Api, RouteDeps } from './deps.ts';
 import { errors, Pagination } from './schemas.ts';
 
 const tags = ['Client'];
-const ChannelKey = Type.String({ minLength: 1, maxLength: 128, description: "the channel's key" });
+/** Optional in the schema so that a missing key answers like an unknown one (R2), not as a blank field. */
+const ChannelKey = Type.Optional(Type.String({ maxLength: 128, description: "the channel's key (required)" }));
 const VersionText = Type.String({ minLength: 1, maxLength: 255 });
 const Envelope = Type.Object({}, { additionalProperties: true, description: 'app_name, bundle_id, git_url, app, scheme and releases (extended: also id and the full app)' });
 const ReleaseObject = Type.Object({}, { additionalProperties: true, description: 'a Release' });
 
 export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
-  function channelOf(key: string): Channel {
-    const channel = domain.channels.findByKey(key);
+  function channelOf(key: string | undefined): Channel {
+    const channel = key ? domain.channels.findByKey(key) : undefined;
     if (!channel) throw new ValidationError({ channel_key: ['is not a known channel key'] }, UNKNOWN_CHANNEL_KEY);
     return channel;
   }

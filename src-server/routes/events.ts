@@ -30,13 +30,13 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       tags: ['Events'],
       summary: 'Live events (server-sent events)',
       description:
-        'A `text/event-stream` of what happens to the apps you may read: `release.created`, `build.available` (a new build whose ' +
+        'A `text/event-stream` of what happens to the apps you may read (the stream ends when the token is revoked or expires, or its user is locked): `release.created`, `build.available` (a new build whose ' +
         'scheme has `new_build_callout` on), `release.updated`, `release.deleted`, `release.downloaded`. Each `data` line is JSON ' +
         'with `type`, `app_id`, `channel_id`, `release_id` and, by type, `scheme_id`, `new_build_callout`, `reason`, `changelog_changed`.',
       produces: ['text/event-stream'],
     },
     handler: async (request, reply) => {
-      const { actor } = authOf(request);
+      const tokenId = authOf(request).token.id;
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -49,7 +49,16 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       res.write('retry: 3000\n: connected\n\n');
       open.add(res);
 
+      // The stream outlives the request: its token is checked again on every event and heartbeat, so
+      // revoking it, its expiry or locking its user ends the stream, and role changes apply at once.
+      const caller = () => {
+        const current = domain.tokens.recheck(tokenId);
+        if (!current) res.end();
+        return current?.actor ?? null;
+      };
       const visible = (event: HangarEvent) => {
+        const actor = caller();
+        if (!actor) return false;
         try {
           return mayOnApp(actor, 'read', domain.apps.standing(actor, event.appId));
         } catch {
@@ -59,7 +68,9 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       const unsubscribe = domain.ctx.events.subscribe((event) => {
         if (visible(event)) res.write(`event: ${event.type}\ndata: ${JSON.stringify(eventData(event))}\n\n`);
       });
-      const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+      const heartbeat = setInterval(() => {
+        if (caller()) res.write(': keep-alive\n\n');
+      }, HEARTBEAT_MS);
       const done = () => {
         clearInterval(heartbeat);
         unsubscribe();
