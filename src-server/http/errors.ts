@@ -15,6 +15,15 @@ import {
 import { ParseError } from '../parsers/types.ts';
 import { entryOf } from './validation.ts';
 
+/** A request the server cannot make sense of (a malformed multipart body): 400 with this message. */
+export class BadRequestError extends Error {
+  readonly statusCode = 400;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BadRequestError';
+  }
+}
+
 export interface ErrorBody {
   error: string;
   entry?: Record<string, string[]>;

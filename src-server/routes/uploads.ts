@@ -8,13 +8,16 @@
  * fields meaning absent, the token in the query, a header or a form field.
  */
 import type {} from '@fastify/multipart'; // request.parts()
+import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Type from 'typebox';
 import { ValidationError } from '../domain/errors.ts';
+import type { Domain } from '../domain/index.ts';
 import { access, authenticateDeferred } from '../http/access.ts';
+import { BadRequestError } from '../http/errors.ts';
 import { validateFormFields } from '../http/validation.ts';
 import { releaseBody } from '../serializers/releases.ts';
 import type { Api, RouteDeps } from './deps.ts';
@@ -54,6 +57,48 @@ class Digest extends Transform {
   }
 }
 
+interface UploadForm {
+  fields: Record<string, string>;
+  file: { fileName: string; size: number; sha256: string } | null;
+  /** the temporary file, while it is ours to remove */
+  tempPath: string | null;
+}
+
+/**
+ * Reads the multipart form into `form` (so that the caller can remove the temporary file whatever
+ * happens): text fields, and the file part streamed to a temporary file while it is hashed.
+ */
+async function readUploadForm(request: FastifyRequest, domain: Domain, form: UploadForm): Promise<void> {
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
+        // An empty field is an absent one (R10), except `password`, where empty clears it.
+        if (value === '' && part.fieldname !== 'password') continue;
+        form.fields[part.fieldname] = value;
+        // a bad token in the form is refused before a file that follows it is read
+        if (part.fieldname === 'token') authenticateDeferred(request, domain, value);
+        continue;
+      }
+      if (part.fieldname !== 'file' || form.file !== null) {
+        part.file.resume(); // another file part: not ours to keep
+        continue;
+      }
+      form.tempPath = await domain.ctx.files.newTempPath('.upload');
+      const digest = new Digest();
+      await pipeline(part.file, digest, domain.ctx.files.createTempWriteStream(form.tempPath));
+      form.file = { fileName: baseName(part.filename) || 'upload', size: digest.size, sha256: digest.hash.digest('hex') };
+    }
+  } catch (error) {
+    // busboy says what is wrong with the body (no boundary, cut short) with plain Errors: the
+    // client's mistake. Our errors, multipart's (with a status) and the system's (ENOSPC: 507,
+    // EIO: 500) keep their meaning.
+    const plain = error instanceof Error && error.constructor === Error && !('statusCode' in error) && (error as NodeJS.ErrnoException).code === undefined;
+    if (plain) throw new BadRequestError(`Malformed multipart body: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
 export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
   api.post('/api/apps/upload', {
     config: {
@@ -72,29 +117,10 @@ export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
       response: { 201: Type.Object({}, { additionalProperties: true, description: 'the release (upload shape)' }), ...errors(400, 401, 403, 409, 413, 415, 422, 507) },
     },
     handler: async (request, reply) => {
-      const fields: Record<string, string> = {};
-      let file: { fileName: string; size: number; sha256: string } | null = null;
-      let tempPath: string | null = null;
+      const form: UploadForm = { fields: {}, file: null, tempPath: null };
       try {
-        for await (const part of request.parts()) {
-          if (part.type === 'field') {
-            const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
-            if (value === '') continue; // an empty field is an absent one
-            fields[part.fieldname] = value;
-            // a bad token in the form is refused before a file that follows it is read
-            if (part.fieldname === 'token') authenticateDeferred(request, domain, value);
-            continue;
-          }
-          if (part.fieldname !== 'file' || file !== null) {
-            part.file.resume(); // another file part: not ours to keep
-            continue;
-          }
-          tempPath = await domain.ctx.files.newTempPath('.upload');
-          const digest = new Digest();
-          await pipeline(part.file, digest, domain.ctx.files.createTempWriteStream(tempPath));
-          file = { fileName: baseName(part.filename) || 'upload', size: digest.size, sha256: digest.hash.digest('hex') };
-        }
-
+        await readUploadForm(request, domain, form);
+        const { fields, file, tempPath } = form;
         const auth = authenticateDeferred(request, domain, fields.token);
         const entry = validateFormFields(UploadFields, fields);
         if (entry) throw new ValidationError(entry);
@@ -113,12 +139,11 @@ export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
             gitCommit: f.git_commit,
             ciUrl: f.ci_url,
             customFields: f.custom_fields,
-            // R10: an empty `password` clears it; the form sends it, so presence is what counts
-            password: 'password' in fields ? f.password : request.raw.headers['x-hangar-clear-password'] === '1' ? '' : undefined,
+            password: f.password,
           },
           { tempPath, ...file },
         );
-        tempPath = null; // moved into place
+        form.tempPath = null; // moved into place
         if (result.retentionError) request.log.error({ err: result.retentionError, schemeId: result.scheme.id }, 'retention after an upload failed');
         reply.code(201);
         return releaseBody(result.release, result.channel, request.shape, urls(), {
@@ -127,7 +152,7 @@ export function uploadRoutes(api: Api, { domain, urls }: RouteDeps): void {
           scheme: result.scheme,
         });
       } finally {
-        if (tempPath) await rm(tempPath, { force: true });
+        if (form.tempPath) await rm(form.tempPath, { force: true });
       }
     },
   });
