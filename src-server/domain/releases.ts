@@ -9,7 +9,7 @@
  * - `retained_builds` N > 0 keeps each channel of the scheme at its N newest releases (R13).
  */
 import { and, asc, desc, eq, gt, gte, inArray } from 'drizzle-orm';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppMetadata } from '../parsers/types.ts';
 import { channels, releases, schemes } from '../storage/schema.ts';
@@ -92,6 +92,58 @@ export function createReleaseService(ctx: DomainContext, services: { apps: AppSe
     return rows;
   }
 
+  /** Takes the next version, inserts the row, moves the file and writes the icon: one transaction. */
+  function recordInTransaction(channelId: number, metadata: AppMetadata, fields: ReleaseFields, binary: StoredBinary, placed: string[]): Release {
+    return db.transaction((tx) => {
+        const channel = tx.select().from(channels).where(eq(channels.id, channelId)).get();
+        if (!channel) throw new NotFoundError('Channel');
+        const version = channel.nextReleaseVersion;
+        tx.update(channels).set({ nextReleaseVersion: version + 1 }).where(eq(channels.id, channelId)).run();
+        const { icon, bundleId, releaseVersion, buildVersion, displayName, platform, ...rest } = metadata;
+        const now = ctx.now();
+        const row = tx
+          .insert(releases)
+          .values({
+            channelId,
+            version,
+            appName: fields.name?.trim() || displayName,
+            bundleId,
+            releaseVersion,
+            buildVersion,
+            releaseVersionKey: versionKey(releaseVersion),
+            buildVersionKey: versionKey(buildVersion),
+            releaseType: fields.releaseType?.trim() || metadata.releaseType,
+            source: fields.source?.trim() || 'api',
+            branch: cleanBranch(fields.branch),
+            gitCommit: fields.gitCommit?.trim() || null,
+            ciUrl: fields.ciUrl?.trim() || null,
+            platform: PLATFORM_NAMES[platform],
+            deviceType: platform,
+            changelog: JSON.stringify(parseChangelog(fields.changelog)),
+            customFields: parseCustomFields(fields.customFields),
+            metadata: JSON.stringify(rest satisfies ReleaseMetadata),
+            filePath: '',
+            fileName: binary.fileName,
+            size: binary.size,
+            sha256: binary.sha256,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+          .get();
+        const dir = files.releaseDir(channelId, row.id);
+        const filePath = join(dir, `release${binary.extension.replace(/[^a-z0-9.]/g, '')}`);
+        placed.push(dir);
+        files.moveIntoPlace(binary.tempPath, filePath);
+        let iconPath: string | null = null;
+        if (icon) {
+          iconPath = join(dir, 'icon.png');
+          writeFileSync(files.resolve(iconPath), icon);
+        }
+        return tx.update(releases).set({ filePath, iconPath }).where(eq(releases.id, row.id)).returning().get()!;
+      });
+  }
+
   return {
     find,
 
@@ -151,55 +203,19 @@ export function createReleaseService(ctx: DomainContext, services: { apps: AppSe
      * version, inserts the row, moves the file and writes the icon, all in one transaction. Call it
      * inside a transaction of your own to create other rows (a new app) together with it.
      */
-    record(channelId: number, metadata: AppMetadata, fields: ReleaseFields, binary: StoredBinary): Release {
-      return db.transaction((tx) => {
-        const channel = tx.select().from(channels).where(eq(channels.id, channelId)).get();
-        if (!channel) throw new NotFoundError('Channel');
-        const version = channel.nextReleaseVersion;
-        tx.update(channels).set({ nextReleaseVersion: version + 1 }).where(eq(channels.id, channelId)).run();
-        const { icon, bundleId, releaseVersion, buildVersion, displayName, platform, ...rest } = metadata;
-        const now = ctx.now();
-        const row = tx
-          .insert(releases)
-          .values({
-            channelId,
-            version,
-            appName: fields.name?.trim() || displayName,
-            bundleId,
-            releaseVersion,
-            buildVersion,
-            releaseVersionKey: versionKey(releaseVersion),
-            buildVersionKey: versionKey(buildVersion),
-            releaseType: fields.releaseType?.trim() || metadata.releaseType,
-            source: fields.source?.trim() || 'api',
-            branch: cleanBranch(fields.branch),
-            gitCommit: fields.gitCommit?.trim() || null,
-            ciUrl: fields.ciUrl?.trim() || null,
-            platform: PLATFORM_NAMES[platform],
-            deviceType: platform,
-            changelog: JSON.stringify(parseChangelog(fields.changelog)),
-            customFields: parseCustomFields(fields.customFields),
-            metadata: JSON.stringify(rest satisfies ReleaseMetadata),
-            filePath: '',
-            fileName: binary.fileName,
-            size: binary.size,
-            sha256: binary.sha256,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-          .get();
-        const dir = files.releaseDir(channelId, row.id);
-        const filePath = join(dir, `release${binary.extension.replace(/[^a-z0-9.]/g, '')}`);
-        files.moveIntoPlace(binary.tempPath, filePath);
-        let iconPath: string | null = null;
-        if (icon) {
-          iconPath = join(dir, 'icon.png');
-          writeFileSync(files.resolve(iconPath), icon);
-        }
-        return tx.update(releases).set({ filePath, iconPath }).where(eq(releases.id, row.id)).returning().get()!;
-      });
+    record(channelId: number, metadata: AppMetadata, fields: ReleaseFields, binary: StoredBinary, placed: string[] = []): Release {
+      // `placed` collects the release directory as soon as the file is moved into it: when anything
+      // after that fails (this transaction or, for a new app, the caller's), the directory is removed
+      // before the error goes on, so a failed upload leaves no file behind.
+      const firstPlaced = placed.length;
+      try {
+        return recordInTransaction(channelId, metadata, fields, binary, placed);
+      } catch (error) {
+        for (const dir of placed.splice(firstPlaced)) rmSync(files.resolve(dir), { recursive: true, force: true });
+        throw error;
+      }
     },
+
 
     /** Changes what an uploader said about a build (PUT/PATCH /api/releases/:id). */
     update(id: number, fields: ReleaseFields & { releaseVersion?: string | undefined; buildVersion?: string | undefined }): Release {

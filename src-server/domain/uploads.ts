@@ -11,6 +11,7 @@
  *    scheme's retention runs and the event bus hears of it.
  */
 import { eq } from 'drizzle-orm';
+import { rmSync } from 'node:fs';
 import { claimedExtension, readBinary } from '../parsers/index.ts';
 import type { AppMetadata } from '../parsers/types.ts';
 import { schemes as schemesTable } from '../storage/schema.ts';
@@ -84,17 +85,25 @@ export function createUploadService(
       const passwordHash = input.password === undefined ? undefined : input.password === '' ? null : await hashPassword(input.password);
       const stored: StoredBinary = { ...binary, extension: claimedExtension(binary.fileName) };
 
-      const release = ctx.db.transaction(() => {
-        if (!channel) {
-          const app = apps.create(actor, { name: input.name?.trim() || metadata.displayName });
-          const releaseType = metadata.platform === 'ios' ? (metadata.releaseType ?? 'debug') : 'adhoc';
-          const scheme = schemes.create(app.id, { name: SCHEME_NAMES[releaseType] ?? 'AdHoc' });
-          channel = channels.insert(scheme.id, { name: PLATFORM_NAMES[metadata.platform], deviceType: metadata.platform }, passwordHash ?? null);
-        } else if (passwordHash !== undefined) {
-          channels.setPasswordHash(channel.id, passwordHash);
-        }
-        return releases.record(channel.id, metadata, input, stored);
-      });
+      const placed: string[] = [];
+      let release: Release;
+      try {
+        release = ctx.db.transaction(() => {
+          if (!channel) {
+            const app = apps.create(actor, { name: input.name?.trim() || metadata.displayName });
+            const releaseType = metadata.platform === 'ios' ? (metadata.releaseType ?? 'debug') : 'adhoc';
+            const scheme = schemes.create(app.id, { name: SCHEME_NAMES[releaseType] ?? 'AdHoc' });
+            channel = channels.insert(scheme.id, { name: PLATFORM_NAMES[metadata.platform], deviceType: metadata.platform }, passwordHash ?? null);
+          } else if (passwordHash !== undefined) {
+            channels.setPasswordHash(channel.id, passwordHash);
+          }
+          return releases.record(channel.id, metadata, input, stored, placed);
+        });
+      } catch (error) {
+        // the transaction (or its commit) failed after the file was moved: take it away again
+        for (const dir of placed) rmSync(ctx.files.resolve(dir), { recursive: true, force: true });
+        throw error;
+      }
 
       channel = channels.find(release.channelId);
       const scheme = ctx.db.select().from(schemesTable).where(eq(schemesTable.id, channel.schemeId)).get()!;
