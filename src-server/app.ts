@@ -32,6 +32,7 @@ import { schemeRoutes } from './routes/schemes.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { userRoutes } from './routes/users.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 export interface AppDeps {
   config: ServerConfig;
@@ -109,6 +110,7 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
   releaseRoutes(app, deps);
   eventRoutes(app, deps);
   downloadRoutes(app, deps);
+  webhookRoutes(app, deps);
 
   return app;
 }

@@ -14,6 +14,8 @@ import type { ServerConfig } from './config/config.ts';
 import { EventBus } from './domain/events.ts';
 import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
 import { createLogger } from './http/logging.ts';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from './jobs/webhook-delivery.ts';
+import { publicUrls } from './network/public-urls.ts';
 import { openDatabase, type OpenDatabase } from './storage/database.ts';
 import { FileStore } from './storage/files.ts';
 import { sweepDataDirectory, type SweepReport } from './storage/sweep.ts';
@@ -35,6 +37,8 @@ export interface OpenOptions {
   now?: () => number;
   /** makes the file store of the data directory (tests pass one that injects faults) */
   fileStore?: (dataDir: string) => FileStore;
+  /** webhook delivery settings (tests shorten the retry delays); used by startServer only */
+  webhooks?: WebhookDeliveryOptions;
 }
 
 export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initialAdminToken'>, options: OpenOptions = {}): Promise<Hangar> {
@@ -95,8 +99,9 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
   const hangar = await openHangar(config, options);
   const logger = createLogger(config);
   let app: HangarApp;
+  const buildInfo = options.buildInfo ?? readBuildInfo();
   try {
-    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo: options.buildInfo ?? readBuildInfo() });
+    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo });
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     hangar.close();
@@ -111,6 +116,13 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
   const port = (app.server.address() as AddressInfo).port;
   const local = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
 
+  // Webhook deliveries (R13): sends what is queued, picks up what the last run left pending.
+  // The same public URLs as the routes (publicUrls from the same config and port).
+  const webhookJob = startWebhookDelivery(
+    { domain: hangar.domain, logger, urls: publicUrls(config, () => port), version: buildInfo.version },
+    options.webhooks,
+  );
+
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
@@ -120,6 +132,8 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
         await app.close();
       } finally {
         clearTimeout(timer);
+        // Webhooks stop after the last request (its events are queued) and before the database closes.
+        await webhookJob.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping webhook deliveries failed'));
         hangar.close();
         logger.info('stopped');
         logger.flush();

@@ -19,6 +19,7 @@ import { createTokenService } from './tokens.ts';
 import { createUploadService } from './uploads.ts';
 import { createUserService } from './users.ts';
 import { createVisitService } from './visits.ts';
+import { createWebhookService } from './webhooks.ts';
 
 export function createDomain(ctx: DomainContext) {
   const users = createUserService(ctx);
@@ -31,7 +32,8 @@ export function createDomain(ctx: DomainContext) {
   const releases = createReleaseService(ctx, { apps, channels });
   const uploads = createUploadService(ctx, { apps, schemes, channels, releases });
   const visits = createVisitService(ctx.secret, ctx.now);
-  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits };
+  const webhooks = createWebhookService(ctx, { apps, channels });
+  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits, webhooks };
 }
 
 export type Domain = ReturnType<typeof createDomain>;

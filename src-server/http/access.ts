@@ -26,7 +26,7 @@ export type Access =
   /** anyone; `channel_key` routes are public too and check their key themselves (R2) */
   | { kind: 'public' }
   | { kind: 'global'; action: GlobalAction }
-  /** the app is found from a path parameter naming an app, scheme, channel or release */
+  /** the app is found from a path parameter naming an app, scheme, channel, release or webhook */
   | { kind: 'app'; action: AppAction; from: AppTarget; param: string }
   /**
    * The token may travel inside a multipart body (uploads, R2): the handler reads the body, then
@@ -37,7 +37,7 @@ export type Access =
   /** the user named by the path parameter, or a user admin */
   | { kind: 'self_or_admin'; param: string };
 
-export type AppTarget = 'app' | 'scheme' | 'channel' | 'release';
+export type AppTarget = 'app' | 'scheme' | 'channel' | 'release' | 'webhook';
 
 export const access = {
   public: (): Access => ({ kind: 'public' }),
@@ -147,6 +147,7 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
       rule.from === 'app' ? id
       : rule.from === 'scheme' ? domain.schemes.find(id).appId
       : rule.from === 'channel' ? domain.channels.appIdOf(domain.channels.find(id))
+      : rule.from === 'webhook' ? domain.webhooks.appIdOf(domain.webhooks.find(id))
       : domain.channels.appIdOf(domain.channels.find(domain.releases.find(id).channelId));
     if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
   });

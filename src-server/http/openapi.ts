@@ -85,6 +85,7 @@ export async function installOpenApi(app: FastifyInstance, buildInfo: BuildInfo)
         { name: 'Tokens' },
         { name: 'Devices' },
         { name: 'Events' },
+        { name: 'Webhooks', description: 'Per-channel webhooks: a signed JSON POST on upload, download and changelog change' },
       ],
     },
     hideUntagged: true,
