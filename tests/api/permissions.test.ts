@@ -82,6 +82,8 @@ let third: TestUser;
 let shared: AppTree;
 /** a release of the shared channel (dev.hangar.synthetic 1.0 (1)) */
 let sharedRelease: number;
+/** a webhook of the shared channel (to a closed port: deliveries fail quietly) */
+let sharedWebhook: number;
 
 
 function clientOf(actor: ActorName): ApiClient {
@@ -125,6 +127,14 @@ async function freshDevice(): Promise<string> {
   const res = await t.admin.put(`/api/devices/${udid}`, { name: 'Matrix phone' });
   expect(res.status, res.text).toBe(200);
   return udid;
+}
+
+/** A webhook (to a closed port) on a fresh app tree; its id. */
+async function freshWebhook(): Promise<number> {
+  const tree = await freshTree();
+  const res = await t.admin.post(`/api/channels/${tree.channel.id}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['upload'] });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
 }
 
 /** Uploads a synthetic build to a channel as the initial admin; the release id. */
@@ -355,6 +365,32 @@ const MATRIX: RouteCase[] = [
   },
   { route: 'DELETE /api/releases/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshRelease(await freshTree()) } }) },
 
+  // webhooks: app managers only, reads included (target URLs and deliveries are the app's business)
+  { route: 'GET /api/channels/:id/webhooks', row: 'appManage', success: 200, request: async () => ({ params: { id: shared.channel.id } }) },
+  {
+    route: 'POST /api/channels/:id/webhooks',
+    row: 'appManage',
+    success: 201,
+    request: async () => ({ params: { id: (await freshTree()).channel.id }, json: { url: 'http://127.0.0.1:9/hook', events: ['upload'] } }),
+  },
+  { route: 'GET /api/webhooks/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: sharedWebhook } }) },
+  { route: 'PUT /api/webhooks/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshWebhook() }, json: { url: 'http://127.0.0.1:9/other', events: ['download'] } }) },
+  { route: 'PATCH /api/webhooks/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshWebhook() }, json: { enabled: false } }) },
+  { route: 'DELETE /api/webhooks/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshWebhook() } }) },
+  { route: 'GET /api/webhooks/:id/deliveries', row: 'appManage', success: 200, request: async () => ({ params: { id: sharedWebhook } }) },
+  { route: 'POST /api/webhooks/:id/test', row: 'appManage', success: 202, request: async () => ({ params: { id: await freshWebhook() } }) },
+  {
+    route: 'POST /api/webhooks/:id/deliveries/:delivery_id/redeliver',
+    row: 'appManage',
+    success: 202,
+    request: async () => {
+      const id = await freshWebhook();
+      const sent = await t.admin.post(`/api/webhooks/${id}/test`);
+      expect(sent.status, sent.text).toBe(202);
+      return { params: { id, delivery_id: sent.body.id } };
+    },
+  },
+
   // app: delete
   { route: 'DELETE /api/apps/:id', row: 'appDelete', success: 200, request: async () => ({ params: { id: (await freshTree()).app.id } }) },
 
@@ -466,6 +502,9 @@ beforeAll(async () => {
   third = thirdUser!;
   shared = await freshTree();
   sharedRelease = await freshRelease(shared);
+  const hook = await t.admin.post(`/api/channels/${shared.channel.id}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['download'] });
+  expect(hook.status, hook.text).toBe(201);
+  sharedWebhook = hook.body.id;
 });
 afterAll(() => t?.close());
 

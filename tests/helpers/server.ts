@@ -28,7 +28,9 @@ export interface TestServer {
 }
 
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: OpenOptions = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'hangar-test-'));
+  // A given data directory is the caller's (a restart on the same data); a fresh one is ours to remove.
+  const ownsDataDir = overrides.dataDir === undefined;
+  const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'hangar-test-')));
   const config: ServerConfig = {
     ...resolveConfig({ host: '127.0.0.1', port: 0, data: dataDir }, {}),
     logToStdout: false,
@@ -51,7 +53,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     async close() {
       sql.close();
       await server.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
