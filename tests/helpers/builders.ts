@@ -4,45 +4,13 @@
  * that is not an installer database). Each follows the published layout; none is a general tool.
  */
 import { crc32 } from 'node:zlib';
+import { makeZip } from './make-zip.ts';
 
-// ---- zip (stored entries only) ----------------------------------------------------------------
+// ---- zip ---------------------------------------------------------------------------------------
 
+/** A zip of stored entries, in order (see make-zip.ts, the one zip writer of the tests). */
 export function zipArchive(files: Array<{ name: string; data: Buffer | string }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const file of files) {
-    const data = typeof file.data === 'string' ? Buffer.from(file.data) : file.data;
-    const name = Buffer.from(file.name);
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
-    centrals.push(central, name);
-    offset += 30 + name.length + data.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  return makeZip(Object.fromEntries(files.map((file) => [file.name, file.data])), { store: true });
 }
 
 // ---- tar (ustar) and ar -------------------------------------------------------------------------
