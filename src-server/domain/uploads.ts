@@ -10,11 +10,9 @@
  * 3. The release (and the new app, when there is one) is recorded in one transaction; then the
  *    scheme's retention runs and the event bus hears of it.
  */
-import { eq } from 'drizzle-orm';
 import { rmSync } from 'node:fs';
 import { claimedExtension, readBinary } from '../parsers/index.ts';
 import type { AppMetadata } from '../parsers/types.ts';
-import { schemes as schemesTable } from '../storage/schema.ts';
 import type { AppService } from './apps.ts';
 import type { ChannelService } from './channels.ts';
 import type { App, Channel, DomainContext, Release, Scheme } from './context.ts';
@@ -106,7 +104,7 @@ export function createUploadService(
       }
 
       channel = channels.find(release.channelId);
-      const scheme = ctx.db.select().from(schemesTable).where(eq(schemesTable.id, channel.schemeId)).get()!;
+      const scheme = schemes.find(channel.schemeId);
       const app = apps.find(scheme.appId);
       // The release is committed: what follows must not turn a stored upload into a failed one.
       let removed: Release[] = [];
