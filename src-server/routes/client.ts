@@ -3,12 +3,13 @@
  * `channel_key` (an unknown key is 422 "Unauthorized channel key", so that 404 keeps meaning
  * "release absent" on version_exist).
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { Channel, Release } from '../domain/context.ts';
 import { NotFoundError, ValidationError } from '../domain/errors.ts';
 import { UNKNOWN_CHANNEL_KEY } from '../domain/uploads.ts';
 import { access } from '../http/access.ts';
+import { ResponseCache } from '../http/response-cache.ts';
 import { channelEnvelope, releaseBody } from '../serializers/releases.ts';
 import type { Api, RouteDeps } from './deps.ts';
 import { errors, Pagination } from './schemas.ts';
@@ -20,7 +21,13 @@ const VersionText = Type.String({ minLength: 1, maxLength: 255 });
 const Envelope = Type.Object({}, { additionalProperties: true, description: 'app_name, bundle_id, git_url, app, scheme and releases (extended: also id and the full app)' });
 const ReleaseObject = Type.Object({}, { additionalProperties: true, description: 'a Release' });
 
-export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
+export function clientRoutes(api: Api, { domain, urls, dataVersion }: RouteDeps): void {
+  // Devices and SDKs poll these far more often than builds arrive: answers are served from a cache
+  // that every write to the database invalidates (http/response-cache.ts).
+  const cache = new ResponseCache(dataVersion);
+  const cached = (request: FastifyRequest, reply: FastifyReply, build: () => unknown) =>
+    reply.type('application/json; charset=utf-8').send(cache.get(`${request.shape.name} ${urls().base} ${request.url}`, build));
+
   function channelOf(key: string | undefined): Channel {
     const channel = key ? domain.channels.findByKey(key) : undefined;
     if (!channel) throw new ValidationError({ channel_key: ['is not a known channel key'] }, UNKNOWN_CHANNEL_KEY);
@@ -36,7 +43,7 @@ export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
   const body = (request: FastifyRequest, channel: Channel, release: Release) => releaseBody(release, channel, request.shape, urls());
 
   api.get('/api/apps/versions', {
-    config: { access: access.public() },
+    config: { access: access.public(), accessLog: 'debug' },
     schema: {
       tags,
       summary: "A channel's releases",
@@ -44,15 +51,16 @@ export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
       querystring: Type.Object({ channel_key: ChannelKey, ...Pagination }),
       response: { 200: Envelope, ...errors(422) },
     },
-    handler: async (request) => {
-      const { channel_key: key, page, per_page: perPage } = request.query;
-      const channel = channelOf(key);
-      return { ...envelope(request, channel), releases: domain.releases.listOfChannel(channel.id, { page, perPage }).map((r) => body(request, channel, r)) };
-    },
+    handler: async (request, reply) =>
+      cached(request, reply, () => {
+        const { channel_key: key, page, per_page: perPage } = request.query;
+        const channel = channelOf(key);
+        return { ...envelope(request, channel), releases: domain.releases.listOfChannel(channel.id, { page, perPage }).map((r) => body(request, channel, r)) };
+      }),
   });
 
   api.get('/api/apps/latest', {
-    config: { access: access.public() },
+    config: { access: access.public(), accessLog: 'debug' },
     schema: {
       tags,
       summary: 'Builds newer than the caller',
@@ -68,29 +76,30 @@ export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
       }),
       response: { 200: Envelope, ...errors(422) },
     },
-    handler: async (request) => {
-      const { channel_key: key, release_version: rv, build_version: bv, bundle_id: bundleId } = request.query;
-      const channel = channelOf(key);
-      const extended = request.shape.extendedFields;
-      if (!extended && (!rv || !bv)) {
-        const entry: Record<string, string[]> = {};
-        if (!rv) entry.release_version = ["can't be blank"];
-        if (!bv) entry.build_version = ["can't be blank"];
-        throw new ValidationError(entry);
-      }
-      let found: Release[];
-      if (rv && bv) found = domain.releases.newerThan(channel.id, rv, bv, bundleId);
-      else {
-        const newest = domain.releases.newest(channel.id, bundleId);
-        found = newest ? [newest] : [];
-      }
-      const releases = found.map((r) => body(request, channel, r));
-      return { ...envelope(request, channel), releases: extended ? releases : (releases[0] ?? null) };
-    },
+    handler: async (request, reply) =>
+      cached(request, reply, () => {
+        const { channel_key: key, release_version: rv, build_version: bv, bundle_id: bundleId } = request.query;
+        const channel = channelOf(key);
+        const extended = request.shape.extendedFields;
+        if (!extended && (!rv || !bv)) {
+          const entry: Record<string, string[]> = {};
+          if (!rv) entry.release_version = ["can't be blank"];
+          if (!bv) entry.build_version = ["can't be blank"];
+          throw new ValidationError(entry);
+        }
+        let found: Release[];
+        if (rv && bv) found = domain.releases.newerThan(channel.id, rv, bv, bundleId);
+        else {
+          const newest = domain.releases.newest(channel.id, bundleId);
+          found = newest ? [newest] : [];
+        }
+        const releases = found.map((r) => body(request, channel, r));
+        return { ...envelope(request, channel), releases: extended ? releases : (releases[0] ?? null) };
+      }),
   });
 
   api.get('/api/apps/version_exist', {
-    config: { access: access.public() },
+    config: { access: access.public(), accessLog: 'debug' },
     schema: {
       tags,
       summary: 'Whether a build exists',
@@ -104,19 +113,20 @@ export function clientRoutes(api: Api, { domain, urls }: RouteDeps): void {
       }),
       response: { 200: ReleaseObject, ...errors(404, 422) },
     },
-    handler: async (request) => {
-      const { channel_key: key, bundle_id: bundleId, release_version: rv, build_version: bv, git_commit: gitCommit } = request.query;
-      const channel = channelOf(key);
-      const byVersions = rv !== undefined && bv !== undefined;
-      if (!byVersions && gitCommit === undefined) {
-        throw new ValidationError(
-          { base: ['give release_version and build_version, or git_commit'] },
-          'Unprocessable entity',
-        );
-      }
-      const release = domain.releases.findExisting(channel.id, byVersions ? { bundleId, releaseVersion: rv, buildVersion: bv } : { bundleId, gitCommit });
-      if (!release) throw new NotFoundError('Release', 'Not found release');
-      return body(request, channel, release);
-    },
+    handler: async (request, reply) =>
+      cached(request, reply, () => {
+        const { channel_key: key, bundle_id: bundleId, release_version: rv, build_version: bv, git_commit: gitCommit } = request.query;
+        const channel = channelOf(key);
+        const byVersions = rv !== undefined && bv !== undefined;
+        if (!byVersions && gitCommit === undefined) {
+          throw new ValidationError(
+            { base: ['give release_version and build_version, or git_commit'] },
+            'Unprocessable entity',
+          );
+        }
+        const release = domain.releases.findExisting(channel.id, byVersions ? { bundleId, releaseVersion: rv, buildVersion: bv } : { bundleId, gitCommit });
+        if (!release) throw new NotFoundError('Release', 'Not found release');
+        return body(request, channel, release);
+      }),
   });
 }

@@ -22,6 +22,8 @@ export interface RouteDeps {
   userDefaults: UserDefaults;
   /** absolute URLs from the public base URL (R11); may change with the LAN address */
   urls: () => Urls;
+  /** a version of the data that every write moves (response caches key on it) */
+  dataVersion: () => number;
 }
 
 export const OK = { mesage: 'OK' } as const;

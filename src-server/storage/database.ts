@@ -19,6 +19,8 @@ export type Db = BetterSQLite3Database<typeof schema>;
 export interface OpenDatabase {
   db: Db;
   sqlite: Database.Database;
+  /** Rows this connection has changed since it opened: a version of the data that every write moves. */
+  changes(): number;
   close(): void;
 }
 
@@ -48,9 +50,11 @@ export function openDatabase(file: string, options: { migrationsFolder?: string 
     throw error;
   }
   const db = drizzle(sqlite, { schema });
+  const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
   return {
     db,
     sqlite,
+    changes: () => totalChanges.get() as number,
     close() {
       if (sqlite.open) {
         sqlite.pragma('optimize');
