@@ -1,6 +1,6 @@
 /**
  * Structured logs (pino, Fastify's logger): one JSON line per event, to `<data>/logs/hangar.log`
- * and, unless turned off, to stdout.
+ * and, unless turned off, to stdout. Requests are logged once each, when they complete (AccessLog).
  *
  * Secrets never reach a log line: request URLs are logged with the values of sensitive query
  * parameters replaced, headers are not logged at all (so `Authorization` and cookies stay out), and
@@ -8,6 +8,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { ServerConfig } from '../config/config.ts';
 
@@ -41,6 +42,23 @@ interface RequestLike {
   headers?: Record<string, unknown>;
 }
 
+/**
+ * Both destinations get every line (pino's multistream does the same, with per-line level checks
+ * we do not need: both take every level the logger emits).
+ */
+function tee(first: pino.DestinationStream & { flush?: () => void }, second: pino.DestinationStream & { flush?: () => void }) {
+  return {
+    write(line: string) {
+      first.write(line);
+      second.write(line);
+    },
+    flush() {
+      first.flush?.();
+      second.flush?.();
+    },
+  };
+}
+
 export function logFilePath(dataDir: string): string {
   return join(dataDir, 'logs', 'hangar.log');
 }
@@ -49,10 +67,11 @@ export function createLogger(config: Pick<ServerConfig, 'dataDir' | 'logLevel' |
   const file = logFilePath(config.dataDir);
   mkdirSync(join(config.dataDir, 'logs'), { recursive: true });
   const level = config.logLevel === 'silent' ? 'fatal' : config.logLevel;
-  // The file is written synchronously (a line survives a crash that follows it); stdout is not, so
-  // a slow reader of stdout never stalls the server.
-  const streams: pino.StreamEntry[] = [{ level, stream: pino.destination({ dest: file, append: true, sync: true }) }];
-  if (config.logToStdout) streams.push({ level, stream: pino.destination({ dest: 1, sync: false }) });
+  // The file is written in batches, at least once a second (a write per line would cost more than
+  // the request it logs); pino flushes it when the process exits, crashes included. Only a SIGKILL
+  // can lose the last second of lines.
+  const toFile = pino.destination({ dest: file, append: true, sync: false, minLength: 8192, periodicFlush: 1000 });
+  const destination = config.logToStdout ? tee(toFile, pino.destination({ dest: 1, sync: false })) : toFile;
   return pino(
     {
       level: config.logLevel,
@@ -72,12 +91,42 @@ export function createLogger(config: Pick<ServerConfig, 'dataDir' | 'logLevel' |
         },
         err: pino.stdSerializers.err,
       },
-      // belt and braces: should anything ever log these paths, they are masked
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'body.token', 'body.password', 'token', 'password'],
-        censor: REDACTED,
-      },
     },
-    pino.multistream(streams),
+    destination,
   );
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * 'debug' for routes that clients poll (latest, health...): their answered requests are logged at
+     * debug level, so that the log keeps the lines an operator needs. Refusals and errors still show.
+     */
+    accessLog?: 'debug';
+  }
+}
+
+/**
+ * One access-log line per request, when it completes (method, URL with secrets redacted, status,
+ * time), instead of Fastify's two: devices polling `latest` make logging a real share of the work.
+ * The "incoming request" line is kept at debug level.
+ */
+export class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    // flat fields, written as they are: no serializer runs for the line logged most often
+    const entry = {
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (error) reply.log.error({ ...entry, err: error }, 'request errored');
+    else if (request.routeOptions.config.accessLog === 'debug' && reply.statusCode < 400) reply.log.debug(entry, 'request');
+    else reply.log.info(entry, 'request');
+  }
 }

@@ -47,7 +47,7 @@ describe('first start without HANGAR_ADMIN_TOKEN', () => {
     expect(server.proc.stdout).not.toContain(token);
     expect(server.proc.stderr).not.toContain(token);
     const log = await logOf(data);
-    expect(log).toContain('"req"'); // the requests above were logged...
+    expect(log).toContain('"msg":"request"'); // the requests above were logged...
     expect(log).not.toContain(token); // ...without the token
   });
 });
