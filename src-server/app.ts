@@ -15,6 +15,7 @@ import type { Domain } from './domain/index.ts';
 import { installAccessControl } from './http/access.ts';
 import { installContentTypes } from './http/content-types.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
+import { AccessLog } from './http/logging.ts';
 import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
 import { installShapes } from './http/shape.ts';
 import { publicUrls } from './network/public-urls.ts';
@@ -39,12 +40,14 @@ export interface AppDeps {
   domain: Domain;
   logger: Logger;
   buildInfo: BuildInfo;
+  /** a version of the data that every write moves (storage/database.ts changes()) */
+  dataVersion: () => number;
 }
 
 /** JSON bodies are capped; binaries travel as multipart on their own routes, with their own limits. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
+export async function buildApp({ config, domain, logger, buildInfo, dataVersion }: AppDeps) {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: JSON_BODY_LIMIT,
@@ -53,6 +56,7 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     return503OnClosing: true,
     trustProxy: false,
     frameworkErrors,
+    logController: new AccessLog(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -72,8 +76,9 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
   await installOpenApi(app, buildInfo);
 
   // A body-less POST/PUT validates as `{}`, so a missing field reads "can't be blank", not "must be an object".
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
   });
 
   // While stopping, answers in flight close their connection: a keep-alive socket would otherwise
@@ -83,12 +88,12 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     closing = true;
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     reply.header('x-content-type-options', 'nosniff');
     const type = String(reply.getHeader('content-type') ?? '');
     if (type.startsWith('application/json') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 
   const deps: RouteDeps = {
@@ -97,6 +102,7 @@ export async function buildApp({ config, domain, logger, buildInfo }: AppDeps) {
     buildInfo,
     userDefaults: { ...config.userDefaults, timezone: config.timezone },
     urls: publicUrls(config, () => (app.server.address() as AddressInfo).port),
+    dataVersion,
   };
   systemRoutes(app, deps);
   appRoutes(app, deps);

@@ -119,7 +119,27 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     for (const method of [route.method].flat()) if (method !== 'HEAD') rules.set(`${method} ${url}`, rule);
   });
 
-  app.addHook('preValidation', async (request) => {
+  // Callback-style hooks (not async): they run on every request, and a promise per hook shows.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      authenticate(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+
+  app.addHook('preHandler', (request, _reply, done) => {
+    try {
+      authorizeTarget(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+
+  /** 401 without a valid token, 403 for a locked user or a global role that is not enough. */
+  function authenticate(request: FastifyRequest): void {
     const rule = request.routeOptions.config.access;
     if (!rule || rule.kind === 'public') return;
 
@@ -131,9 +151,10 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     if (token === null) throw new UnauthorizedError();
     request.auth = domain.tokens.authenticate(token);
     if (rule.kind === 'global' && !mayGlobally(request.auth.actor, rule.action)) throw new ForbiddenError();
-  });
+  }
 
-  app.addHook('preHandler', async (request) => {
+  /** For rules about the thing the path names: 404 when it does not exist, 403 when not allowed. */
+  function authorizeTarget(request: FastifyRequest): void {
     const rule = request.routeOptions.config.access;
     if (!rule || (rule.kind !== 'app' && rule.kind !== 'self_or_admin')) return;
     const { actor } = authOf(request);
@@ -150,5 +171,5 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
       : rule.from === 'webhook' ? domain.webhooks.appIdOf(domain.webhooks.find(id))
       : domain.channels.appIdOf(domain.channels.find(domain.releases.find(id).channelId));
     if (!mayOnApp(actor, rule.action, domain.apps.standing(actor, appId))) throw new ForbiddenError();
-  });
+  }
 }

@@ -20,17 +20,18 @@ export function installShapes(app: FastifyInstance, config: ServerConfig): void 
   const fallback = shapeFor(config.apiShape, config.timezone);
   // Set for every request before anything else runs; errors are answered in the default shape.
   app.decorateRequest('shape', null as never);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const asked = request.headers[SHAPE_HEADER];
     if (asked === undefined) {
       request.shape = fallback;
-      return;
+      return done();
     }
     const name = String(asked).trim().toLowerCase();
     if (!API_SHAPES.includes(name as ApiShape)) {
       request.shape = fallback;
-      throw ValidationError.field('X-Api-Shape', 'is not included in the list');
+      return done(ValidationError.field('X-Api-Shape', 'is not included in the list'));
     }
     request.shape = shapeFor(name as ApiShape, config.timezone);
+    done();
   });
 }
