@@ -101,7 +101,7 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
   let app: HangarApp;
   const buildInfo = options.buildInfo ?? readBuildInfo();
   try {
-    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo });
+    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo, dataVersion: hangar.database.changes });
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     hangar.close();
