@@ -42,6 +42,21 @@ interface RequestLike {
   headers?: Record<string, unknown>;
 }
 
+/** Lines of level warn (40) and above to `urgent`, the others to `batched`. */
+function byLevel(urgent: pino.DestinationStream & { flush?: () => void }, batched: pino.DestinationStream & { flush?: () => void }) {
+  return {
+    write(line: string) {
+      // pino lines start with {"level":NN — the first digit of NN tells (1, 2, 3 below warn)
+      if (line.charCodeAt(9) >= 0x34 && line.startsWith('{"level":')) urgent.write(line);
+      else batched.write(line);
+    },
+    flush() {
+      urgent.flush?.();
+      batched.flush?.();
+    },
+  };
+}
+
 /**
  * Both destinations get every line (pino's multistream does the same, with per-line level checks
  * we do not need: both take every level the logger emits).
@@ -67,10 +82,16 @@ export function createLogger(config: Pick<ServerConfig, 'dataDir' | 'logLevel' |
   const file = logFilePath(config.dataDir);
   mkdirSync(join(config.dataDir, 'logs'), { recursive: true });
   const level = config.logLevel === 'silent' ? 'fatal' : config.logLevel;
-  // The file is written in batches, at least once a second (a write per line would cost more than
-  // the request it logs); pino flushes it when the process exits, crashes included. Only a SIGKILL
-  // can lose the last second of lines.
-  const toFile = pino.destination({ dest: file, append: true, sync: false, minLength: 8192, periodicFlush: 1000 });
+  // The file has two writers. Warnings and errors are written at once: they are rare and they are
+  // the lines an operator looks for, so they must be on disk before anything else happens (a crash,
+  // a test that reads the file). Everything else, the access log first of all, is written in
+  // batches at least once a second: a write per line would cost more than the request it logs.
+  // pino flushes at exit, crashes included; only a SIGKILL can lose the last second of them. Lines
+  // of the two may land out of order within that second; each carries its time.
+  const toFile = byLevel(
+    pino.destination({ dest: file, append: true, sync: true }),
+    pino.destination({ dest: file, append: true, sync: false, minLength: 8192, periodicFlush: 1000 }),
+  );
   const destination = config.logToStdout ? tee(toFile, pino.destination({ dest: 1, sync: false })) : toFile;
   return pino(
     {
