@@ -128,7 +128,8 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
       contentType: false,
       dotfiles: 'allow',
       index: false,
-      highWaterMark: 1024 * 1024,
+      // 256 KiB reads: as fast as 1 MiB for one download, and much less memory for twenty at once
+      highWaterMark: 256 * 1024,
     });
     if (result.type === 'error') {
       if (result.statusCode === 404) throw new NotFoundError('File');
