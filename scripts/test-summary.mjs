@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.argv[2] ?? 'test-results';
-const expected = ['vitest.json', 'typecheck.json', 'build.json'];
+const expected = ['vitest.json', 'typecheck.json', 'build.json', 'bench.json'];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
