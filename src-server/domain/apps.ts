@@ -3,7 +3,7 @@
  * app and is its first admin collaborator; an archived app is read-only until unarchived; deleting an
  * app takes its schemes, channels, releases, debug files and their files on disk with it.
  */
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { apps, channels, collaborators, schemes, users } from '../storage/schema.ts';
 import type { App, AppWithSchemes, Channel, CollaboratorWithUser, DomainContext, Page, SchemeWithChannels } from './context.ts';
 import { cleanName, offsetOf } from './context.ts';
@@ -150,10 +150,6 @@ export function createAppService(ctx: DomainContext) {
     assertActive(appId: number): void {
       const app = find(appId);
       if (app.archived) throw archivedError(app);
-    },
-
-    count(): number {
-      return db.select({ n: count() }).from(apps).get()?.n ?? 0;
     },
   };
 }

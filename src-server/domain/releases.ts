@@ -60,10 +60,6 @@ export function changelogOf(release: Release): ChangelogEntry[] {
   return JSON.parse(release.changelog) as ChangelogEntry[];
 }
 
-export function metadataOf(release: Release): Partial<ReleaseMetadata> {
-  return JSON.parse(release.metadata) as Partial<ReleaseMetadata>;
-}
-
 export function createReleaseService(ctx: DomainContext, services: { apps: AppService; channels: ChannelService }) {
   const { db, files } = ctx;
   const { apps, channels: channelService } = services;

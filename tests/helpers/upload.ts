@@ -1,20 +1,12 @@
 /**
- * Uploading real fixtures through POST /api/apps/upload, as CI scripts do (multipart built by
- * fetch's FormData), with the answer checked against the OpenAPI document like every API answer.
+ * Uploading real fixtures through POST /api/apps/upload, as CI scripts do, with the answer checked
+ * against the OpenAPI document like every API answer.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { expect } from 'vitest';
+import { multipartBody } from './builds.ts';
 import type { ApiClient, ApiResponse } from './client.ts';
-
-/** A multipart body (bytes and content type) holding `file` under `fileName` and the text fields. */
-export async function multipartBody(file: Buffer, fileName: string, fields: Record<string, string> = {}): Promise<{ body: Buffer; contentType: string }> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append('file', new Blob([new Uint8Array(file)]), fileName);
-  const request = new Request('http://multipart.invalid/', { method: 'POST', body: form });
-  return { body: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type')! };
-}
 
 /** Posts a fixture (absolute path) to /api/apps/upload; answers the raw response. */
 export async function postUpload(
@@ -23,7 +15,7 @@ export async function postUpload(
   fields: Record<string, string> = {},
   options: { shape?: 'base' | 'extended'; fileName?: string } = {},
 ): Promise<ApiResponse> {
-  const { body, contentType } = await multipartBody(await readFile(path), options.fileName ?? basename(path), fields);
+  const { body, contentType } = multipartBody(fields, { name: options.fileName ?? basename(path), data: await readFile(path) });
   return client.request('POST', '/api/apps/upload', { raw: { body, contentType }, ...(options.shape && { shape: options.shape }) });
 }
 
