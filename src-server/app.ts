@@ -6,19 +6,19 @@
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { BuildInfo } from './config/build-info.ts';
 import type { ServerConfig } from './config/config.ts';
 import type { Domain } from './domain/index.ts';
+import type { CertificateAuthority } from './tls/authority.ts';
 import { installAccessControl } from './http/access.ts';
 import { installContentTypes } from './http/content-types.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { AccessLog } from './http/logging.ts';
 import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
 import { installShapes } from './http/shape.ts';
-import { publicUrls } from './network/public-urls.ts';
+import type { Urls } from './network/urls.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { appRoutes } from './routes/apps.ts';
 import { channelRoutes } from './routes/channels.ts';
@@ -42,12 +42,16 @@ export interface AppDeps {
   buildInfo: BuildInfo;
   /** a version of the data that every write moves (storage/database.ts changes()) */
   dataVersion: () => number;
+  /** absolute URLs from the public base URLs (network/public-urls.ts) */
+  urls: () => Urls;
+  /** the installation's certificate authority (public part), for the trust page and profiles */
+  authority: CertificateAuthority;
 }
 
 /** JSON bodies are capped; binaries travel as multipart on their own routes, with their own limits. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp({ config, domain, logger, buildInfo, dataVersion }: AppDeps) {
+export async function buildApp({ config, domain, logger, buildInfo, dataVersion, urls, authority }: AppDeps) {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: JSON_BODY_LIMIT,
@@ -101,8 +105,9 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion 
     config,
     buildInfo,
     userDefaults: { ...config.userDefaults, timezone: config.timezone },
-    urls: publicUrls(config, () => (app.server.address() as AddressInfo).port),
+    urls,
     dataVersion,
+    authority,
   };
   systemRoutes(app, deps);
   appRoutes(app, deps);

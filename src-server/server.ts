@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp, type HangarApp } from './app.ts';
@@ -15,10 +17,14 @@ import { EventBus } from './domain/events.ts';
 import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
 import { createLogger } from './http/logging.ts';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './jobs/webhook-delivery.ts';
-import { publicUrls } from './network/public-urls.ts';
+import { publicUrls, type ListeningPorts } from './network/public-urls.ts';
+import type { Urls } from './network/urls.ts';
+import { watchNetwork, type NetworkState, type NetworkWatcher, type NetworkWatcherOptions } from './network/watcher.ts';
 import { openDatabase, type OpenDatabase } from './storage/database.ts';
 import { FileStore } from './storage/files.ts';
 import { sweepDataDirectory, type SweepReport } from './storage/sweep.ts';
+import { loadOrCreateAuthority, publicPart, type CertificateAuthority, type SigningAuthority } from './tls/authority.ts';
+import { openServerCertificates, serverNames, type ServerCertificate, type ServerCertificates, type ServerNames } from './tls/server-certificate.ts';
 
 export const DATABASE_FILE = 'hangar.sqlite3';
 
@@ -87,23 +93,83 @@ export interface RunningServer {
   /** a URL that reaches the server from this machine, e.g. http://127.0.0.1:7700 */
   localUrl: string;
   port: number;
+  /** the HTTPS port, or null when HTTPS is off */
+  httpsPort: number | null;
+  /** e.g. https://127.0.0.1:7701, or null when HTTPS is off */
+  localHttpsUrl: string | null;
+  /** the absolute URLs handed out now (they follow the LAN address) */
+  urls(): Urls;
+  /** the installation's CA (public part): what a client trusts to reach the HTTPS port */
+  authority: CertificateAuthority;
+  /** the LAN addresses as last seen, and a way to look again now */
+  network: NetworkWatcher;
+  /** the server certificate now in use (null when HTTPS is off) */
+  serverCertificate(): ServerCertificate | null;
   /** Stops accepting, lets requests in flight finish (up to the shutdown timeout), closes the database. */
   close(): Promise<void>;
+}
+
+/** Options only startServer reads. */
+export interface StartOptions extends OpenOptions {
+  buildInfo?: BuildInfo;
+  /** where the LAN addresses come from and how often they are looked at (tests change them) */
+  network?: NetworkWatcherOptions;
 }
 
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startServer(config: ServerConfig, options: OpenOptions & { buildInfo?: BuildInfo } = {}): Promise<RunningServer> {
+/** Host names that may reach this machine from the LAN: its name and <name>.local (mDNS). */
+function machineNames(): string[] {
+  const name = hostname().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9.-]*$/.test(name)) return [];
+  const short = name.split('.')[0]!;
+  return [name, `${short}.local`];
+}
+
+/** Everything the HTTPS certificate must cover (LAN issue: addresses, names, base URL, loopback). */
+function certificateNames(config: ServerConfig, state: NetworkState): ServerNames {
+  const hosts = [...state.addresses.map((a) => a.address), ...machineNames(), 'localhost', '127.0.0.1', '::1'];
+  if (config.baseUrl) hosts.push(new URL(config.baseUrl).hostname);
+  if (config.host !== '0.0.0.0' && config.host !== '::') hosts.push(config.host);
+  return serverNames(hosts);
+}
+
+/** How often the certificate's expiry is looked at (it is renewed 30 days before). */
+const CERTIFICATE_CHECK_MS = 12 * 3600 * 1000;
+
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const hangar = await openHangar(config, options);
   const logger = createLogger(config);
-  let app: HangarApp;
+  const now = options.now ?? Date.now;
   const buildInfo = options.buildInfo ?? readBuildInfo();
+  const network = watchNetwork({ ...options.network, preferred: config.networkInterface });
+  if (config.networkInterface && !network.current().addresses.some((a) => a.interface === config.networkInterface || a.address === config.networkInterface)) {
+    logger.warn({ interface: config.networkInterface, addresses: network.current().addresses }, 'the chosen network interface has no LAN address; using the first one found');
+  }
+  const ports: ListeningPorts = { http: 0, https: null };
+  const urls = publicUrls(config, () => network.current().primary, () => ports);
+
+  let app: HangarApp;
+  let built: HangarApp | null = null; // for the clean-up when a later step fails
+  let https: HttpsServer | null = null;
+  let certificates: ServerCertificates | null = null;
+  let authority: SigningAuthority;
   try {
-    app = await buildApp({ config, domain: hangar.domain, logger, buildInfo, dataVersion: hangar.database.changes });
+    authority = await loadOrCreateAuthority(config.dataDir, now);
+    app = built = await buildApp({ config, domain: hangar.domain, logger, buildInfo, dataVersion: hangar.database.changes, urls, authority: publicPart(authority) });
     await app.listen({ host: config.host, port: config.port });
+    ports.http = (app.server.address() as AddressInfo).port;
+    if (config.httpsPort !== null) {
+      certificates = await openServerCertificates(config.dataDir, authority, certificateNames(config, network.current()), now);
+      https = await listenHttps(app, certificates.current(), config.host, config.httpsPort);
+      ports.https = (https.address() as AddressInfo).port;
+    }
   } catch (error) {
+    network.stop();
+    https?.close();
+    await built?.close().catch(() => {});
     hangar.close();
     logger.flush();
     throw error;
@@ -113,23 +179,60 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
     logger.warn({ temporaries: sweep.temporariesRemoved, orphans: sweep.orphansRemoved }, 'start-up sweep removed what a crash left behind');
   }
   if (sweep.missingFiles.length > 0) logger.error({ missing: sweep.missingFiles }, 'rows whose files are missing from the data directory');
-  const port = (app.server.address() as AddressInfo).port;
   const local = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
 
+  /** Reissues the certificate when it no longer covers the names or nears expiry, and swaps it in. */
+  async function refreshCertificate(): Promise<void> {
+    if (!certificates || !https) return;
+    try {
+      if (await certificates.ensure(certificateNames(config, network.current()))) {
+        const fresh = certificates.current();
+        https.setSecureContext({ key: fresh.keyPem, cert: fresh.certificatePem });
+        logger.info({ names: fresh.names, notAfter: fresh.notAfter }, 'HTTPS certificate reissued');
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'could not reissue the HTTPS certificate; the old one stays in use');
+    }
+  }
+  let refreshing: Promise<void> = Promise.resolve();
+  const refresh = () => (refreshing = refreshing.then(refreshCertificate));
+  const certificateTimer = setInterval(refresh, CERTIFICATE_CHECK_MS);
+  certificateTimer.unref();
+
+  // DHCP gave us another address, or the machine moved to another network: links and QR codes follow
+  // on their own (publicUrls asks the watcher); consoles hear of it, the certificate is reissued.
+  network.onChange((next, previous) => {
+    const u = urls();
+    logger.info({ from: previous.primary, to: next.primary, addresses: next.addresses.map((a) => a.address), baseUrl: u.base }, 'LAN addresses changed');
+    hangar.domain.ctx.events.emit({
+      type: 'server.address_changed',
+      primary: next.primary,
+      addresses: next.addresses.map((a) => a.address),
+      baseUrl: u.base,
+      secureBaseUrl: u.secureBase,
+    });
+    void refresh();
+  });
+
   // Webhook deliveries (R13): sends what is queued, picks up what the last run left pending.
-  // The same public URLs as the routes (publicUrls from the same config and port).
-  const webhookJob = startWebhookDelivery(
-    { domain: hangar.domain, logger, urls: publicUrls(config, () => port), version: buildInfo.version },
-    options.webhooks,
-  );
+  const webhookJob = startWebhookDelivery({ domain: hangar.domain, logger, urls, version: buildInfo.version }, options.webhooks);
 
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
+      network.stop();
+      clearInterval(certificateTimer);
       // Connections still busy when the timeout strikes are cut, so that a stop never hangs.
-      const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+      const timer = setTimeout(() => {
+        app.server.closeAllConnections();
+        https?.closeAllConnections();
+      }, config.shutdownTimeoutMs);
       try {
+        const httpsClosed = https ? new Promise<void>((resolve) => https!.close(() => resolve())) : Promise.resolve();
+        https?.closeIdleConnections();
         await app.close();
+        await httpsClosed;
+        await refreshing;
       } finally {
         clearTimeout(timer);
         // Webhooks stop after the last request (its events are queued) and before the database closes.
@@ -147,9 +250,42 @@ export async function startServer(config: ServerConfig, options: OpenOptions & {
     domain: hangar.domain,
     logger,
     firstStart: hangar.firstStart,
-    url: `http://${hostForUrl(config.host)}:${port}`,
-    localUrl: `http://${hostForUrl(local)}:${port}`,
-    port,
+    url: `http://${hostForUrl(config.host)}:${ports.http}`,
+    localUrl: `http://${hostForUrl(local)}:${ports.http}`,
+    port: ports.http,
+    httpsPort: ports.https,
+    localHttpsUrl: ports.https === null ? null : `https://${hostForUrl(local)}:${ports.https}`,
+    urls,
+    authority: publicPart(authority),
+    network,
+    serverCertificate: () => certificates?.current() ?? null,
     close,
   };
+}
+
+/**
+ * The HTTPS port: the same Fastify app (routes, hooks, access control) behind a TLS server; its
+ * certificate is swapped in place when reissued (setSecureContext), without a restart.
+ */
+async function listenHttps(app: HangarApp, certificate: ServerCertificate, host: string, port: number): Promise<HttpsServer> {
+  const server = createHttpsServer(
+    {
+      key: certificate.keyPem,
+      cert: certificate.certificatePem,
+      minVersion: 'TLSv1.2',
+      // the same time limits as the HTTP server
+      keepAliveTimeout: app.server.keepAliveTimeout,
+      headersTimeout: app.server.headersTimeout,
+      requestTimeout: app.server.requestTimeout,
+    },
+    (request, response) => app.routing(request, response),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }

@@ -120,8 +120,8 @@ export function startServer(name: string, args: string[], env: NodeJS.ProcessEnv
 
 /** `hangar serve` on a loopback port, logging to its data directory only. */
 export function startHangar(dataDir: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HANGAR_ADMIN_TOKEN: ADMIN_TOKEN, HANGAR_LOG_STDOUT: '0' };
-  for (const key of ['HANGAR_MAX_UPLOAD_MB', 'HANGAR_HOST', 'HANGAR_PORT', 'HANGAR_DATA_DIR', 'HANGAR_LOG_LEVEL', 'HANGAR_API_SHAPE']) delete env[key];
+  const env: NodeJS.ProcessEnv = { ...process.env, HANGAR_ADMIN_TOKEN: ADMIN_TOKEN, HANGAR_LOG_STDOUT: '0', HANGAR_MDNS: '0' };
+  for (const key of ['HANGAR_MAX_UPLOAD_MB', 'HANGAR_HOST', 'HANGAR_PORT', 'HANGAR_HTTPS_PORT', 'HANGAR_INTERFACE', 'HANGAR_DATA_DIR', 'HANGAR_LOG_LEVEL', 'HANGAR_API_SHAPE']) delete env[key];
   const flags = (process.env.BENCH_HANGAR_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const main = join(process.env.BENCH_HANGAR_ROOT ?? ROOT, 'src-server', 'cli', 'main.ts');
   const logLevel = process.env.BENCH_HANGAR_LOG_LEVEL ? ['--log-level', process.env.BENCH_HANGAR_LOG_LEVEL] : [];

@@ -23,6 +23,10 @@ Options of every command (environment variable in brackets):
 serve:
   --host HOST                interface to listen on [HANGAR_HOST] (default: 0.0.0.0, all)
   --port PORT                HTTP port [HANGAR_PORT] (default: 7700)
+  --https-port PORT|off      HTTPS port, for iOS installs [HANGAR_HTTPS_PORT] (default: 7701)
+  --interface NAME|ADDRESS   network interface whose address devices use [HANGAR_INTERFACE]
+                             (default: the first LAN interface)
+  --no-mdns                  do not advertise on the LAN (DNS-SD _hangar._tcp) [HANGAR_MDNS=0]
   --base-url URL             public base URL for links and QR codes [HANGAR_BASE_URL]
                              (default: derived from this machine's LAN address)
   --api-shape SHAPE          base or extended [HANGAR_API_SHAPE] (default: extended)
@@ -43,6 +47,9 @@ const options = {
   data: { type: 'string' },
   host: { type: 'string' },
   port: { type: 'string' },
+  'https-port': { type: 'string' },
+  interface: { type: 'string' },
+  'no-mdns': { type: 'boolean' },
   'base-url': { type: 'string' },
   'api-shape': { type: 'string' },
   timezone: { type: 'string' },
@@ -68,6 +75,9 @@ async function main(argv: string[]): Promise<number> {
     data: values.data,
     host: values.host,
     port: values.port,
+    httpsPort: values['https-port'],
+    networkInterface: values.interface,
+    ...(values['no-mdns'] ? { mdns: false } : {}),
     baseUrl: values['base-url'],
     apiShape: values['api-shape'],
     timezone: values.timezone,

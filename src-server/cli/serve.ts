@@ -30,6 +30,8 @@ export async function serve(config: ServerConfig): Promise<number> {
     const notice = firstStartNotice(server.firstStart);
     if (notice) process.stdout.write(notice + '\n');
     process.stdout.write(`Hangar listening on ${server.url}\n`);
+    const urls = server.urls();
+    process.stdout.write(`Devices open ${urls.base}${server.httpsPort === null ? '' : ` (HTTPS for iOS installs on port ${server.httpsPort}; trust it once at ${urls.base}/ca)`}\n`);
   });
 }
 

@@ -9,6 +9,7 @@ export const API_SHAPES = ['base', 'extended'] as const;
 export type ApiShape = (typeof API_SHAPES)[number];
 
 export const DEFAULT_PORT = 7700;
+export const DEFAULT_HTTPS_PORT = 7701;
 export const DEFAULT_HOST = '0.0.0.0';
 /** A first admin token given through HANGAR_ADMIN_TOKEN must be at least this long. */
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -18,6 +19,12 @@ export interface ServerConfig {
   host: string;
   /** HTTP port; 0 picks a free one */
   port: number;
+  /** HTTPS port (certificate from the installation's own CA, for iOS installs); 0 picks a free one (the default when `port` is 0); null: no HTTPS */
+  httpsPort: number | null;
+  /** the network interface (name such as en0, or one of its addresses) whose address devices use; null: automatic */
+  networkInterface: string | null;
+  /** advertise the server on the LAN with DNS-SD/mDNS (_hangar._tcp) */
+  mdns: boolean;
   /** absolute path of the data directory (database, files, logs) */
   dataDir: string;
   /** the public base URL used in absolute links, without a trailing slash; null = derive from the LAN address */
@@ -42,6 +49,10 @@ export interface ServerConfig {
 export interface ConfigFlags {
   host?: string;
   port?: string | number;
+  httpsPort?: string | number;
+  networkInterface?: string;
+  /** false turns mDNS off (`--no-mdns`) */
+  mdns?: boolean;
   data?: string;
   baseUrl?: string;
   apiShape?: string;
@@ -98,6 +109,14 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   const host = pick(flags.host, env.HANGAR_HOST) ?? DEFAULT_HOST;
   const portText = pick(flags.port, env.HANGAR_PORT);
   const port = portText === undefined ? DEFAULT_PORT : parsePort(portText, 'port');
+  const httpsText = pick(flags.httpsPort, env.HANGAR_HTTPS_PORT);
+  // With a free HTTP port picked (0), a fixed HTTPS port would be the odd one out: pick one too.
+  const httpsPort = httpsText === undefined ? (port === 0 ? 0 : DEFAULT_HTTPS_PORT) : /^(off|false|no|none)$/i.test(httpsText) ? null : parsePort(httpsText, 'HTTPS port');
+  if (httpsPort !== null && httpsPort !== 0 && httpsPort === port) throw new ConfigError(`the HTTPS port must differ from the HTTP port (both ${port})`);
+  const networkInterface = pick(flags.networkInterface, env.HANGAR_INTERFACE) ?? null;
+  const mdnsText = flags.mdns === false ? '0' : (env.HANGAR_MDNS ?? '1');
+  if (!/^(0|1|true|false|on|off)$/i.test(mdnsText)) throw new ConfigError(`HANGAR_MDNS must be 1 or 0, got "${mdnsText}"`);
+  const mdns = /^(1|true|on)$/i.test(mdnsText);
   const dataDir = resolve(cwd, pick(flags.data, env.HANGAR_DATA_DIR) ?? 'data');
   const baseUrlText = pick(flags.baseUrl, env.HANGAR_BASE_URL);
   const baseUrl = baseUrlText === undefined ? null : parseBaseUrl(baseUrlText);
@@ -123,6 +142,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   return {
     host,
     port,
+    httpsPort,
+    networkInterface,
+    mdns,
     dataDir,
     baseUrl,
     apiShape: shapeText as ApiShape,

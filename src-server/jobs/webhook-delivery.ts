@@ -21,7 +21,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { WebhookDelivery } from '../domain/context.ts';
-import type { HangarEvent } from '../domain/events.ts';
+import { isReleaseEvent, type HangarEvent } from '../domain/events.ts';
 import type { Domain } from '../domain/index.ts';
 import type { Urls } from '../network/urls.ts';
 import type { WebhookEvent } from '../storage/schema.ts';
@@ -109,7 +109,7 @@ export function startWebhookDelivery(deps: WebhookDeliveryDeps, options: Webhook
 
   function onEvent(event: HangarEvent): void {
     const webhookEvent = webhookEventOf(event);
-    if (webhookEvent === null || stopped) return;
+    if (webhookEvent === null || stopped || !isReleaseEvent(event)) return;
     try {
       const subscribers = domain.webhooks.subscribers(event.channelId, webhookEvent);
       if (subscribers.length === 0) return;

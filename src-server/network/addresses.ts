@@ -1,7 +1,7 @@
 /**
  * The machine's LAN addresses, and the primary one that absolute URLs use when no base URL is
- * configured (R11). Loopback, link-local, container and VPN interfaces are skipped.
- * (The LAN issue extends this: changes of address, a choice of interface, HTTPS.)
+ * configured (R11). Loopback, link-local, container and VPN interfaces are skipped. An operator may
+ * name the interface (or address) devices should use: `--interface` / HANGAR_INTERFACE.
  */
 import { networkInterfaces } from 'node:os';
 
@@ -14,7 +14,9 @@ export interface LanAddress {
   family: 'IPv4' | 'IPv6';
 }
 
-export function lanAddresses(interfaces = networkInterfaces()): LanAddress[] {
+export type Interfaces = ReturnType<typeof networkInterfaces>;
+
+export function lanAddresses(interfaces: Interfaces = networkInterfaces()): LanAddress[] {
   const found: LanAddress[] = [];
   for (const [name, entries] of Object.entries(interfaces)) {
     if (!entries || VIRTUAL.test(name)) continue;
@@ -28,7 +30,18 @@ export function lanAddresses(interfaces = networkInterfaces()): LanAddress[] {
   return found;
 }
 
-/** The address devices should use: the first LAN IPv4 address, else loopback. */
-export function primaryAddress(interfaces = networkInterfaces()): string {
-  return lanAddresses(interfaces).find((a) => a.family === 'IPv4')?.address ?? '127.0.0.1';
+/**
+ * The address devices should use: on the chosen interface (by name, or one of its addresses) when
+ * there is a choice and it is up, else the first LAN address; IPv4 before IPv6 (phones on lab Wi-Fi
+ * rarely have IPv6 routes); loopback when there is no LAN at all.
+ */
+export function primaryAddress(addresses: LanAddress[], preferred: string | null = null): string {
+  const chosen = preferred === null ? addresses : addresses.filter((a) => a.interface === preferred || a.address === preferred);
+  const pool = chosen.length > 0 ? chosen : addresses;
+  return (pool.find((a) => a.family === 'IPv4') ?? pool[0])?.address ?? '127.0.0.1';
+}
+
+/** A host for a URL: IPv6 addresses in brackets. */
+export function urlHost(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
 }

@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config/config.ts';
 import type { Domain } from '../domain/index.ts';
 import type { UserDefaults } from '../domain/user-settings.ts';
 import type { Urls } from '../network/urls.ts';
+import type { CertificateAuthority } from '../tls/authority.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -24,6 +25,8 @@ export interface RouteDeps {
   urls: () => Urls;
   /** a version of the data that every write moves (response caches key on it) */
   dataVersion: () => number;
+  /** the installation's certificate authority: what devices install to trust Hangar's HTTPS */
+  authority: CertificateAuthority;
 }
 
 export const OK = { mesage: 'OK' } as const;

@@ -4,7 +4,7 @@
  * and the browser from closing it. Streams end when the server stops.
  */
 import type { ServerResponse } from 'node:http';
-import type { HangarEvent } from '../domain/events.ts';
+import { isReleaseEvent, type HangarEvent } from '../domain/events.ts';
 import { mayOnApp } from '../domain/policy.ts';
 import { access, authOf } from '../http/access.ts';
 import type { Api, RouteDeps } from './deps.ts';
@@ -32,7 +32,8 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       description:
         'A `text/event-stream` of what happens to the apps you may read (the stream ends when the token is revoked or expires, or its user is locked): `release.created`, `build.available` (a new build whose ' +
         'scheme has `new_build_callout` on), `release.updated`, `release.deleted`, `release.downloaded`. Each `data` line is JSON ' +
-        'with `type`, `app_id`, `channel_id`, `release_id` and, by type, `scheme_id`, `new_build_callout`, `reason`, `changelog_changed`.',
+        'with `type`, `app_id`, `channel_id`, `release_id` and, by type, `scheme_id`, `new_build_callout`, `reason`, `changelog_changed`. ' +
+        'Every console also gets `server.address_changed` (`primary`, `addresses`, `base_url`, `secure_base_url`) when the LAN address changes.',
       produces: ['text/event-stream'],
     },
     handler: async (request, reply) => {
@@ -59,6 +60,7 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       const visible = (event: HangarEvent) => {
         const actor = caller();
         if (!actor) return false;
+        if (!isReleaseEvent(event)) return true; // about the server: every console shows it
         try {
           return mayOnApp(actor, 'read', domain.apps.standing(actor, event.appId));
         } catch {

@@ -15,6 +15,7 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, SECRET_FILE } from '../../src-server/server.ts';
 import { fixture, fixturesMissing } from '../helpers/fixtures.ts';
+import { secureFetch } from '../helpers/https.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { upload } from '../helpers/upload.ts';
 import { createAppTree, type AppTree } from '../helpers/world.ts';
@@ -33,12 +34,19 @@ let ipaSha: string;
 let release: any;
 
 const sha256 = (data: Buffer | Uint8Array) => createHash('sha256').update(data).digest('hex');
-/** A URL the server handed out, made fetchable: its origin swapped for the test server's. */
+/** Where iOS installs go: Hangar's HTTPS port on the base URL's host. */
+const secureBase = () => `https://hangar.test:${t.server.httpsPort}`;
+/** A URL the server handed out, made fetchable: its origin swapped for the test server's (HTTP or HTTPS). */
 const local = (url: string) => {
+  if (url.startsWith(`${secureBase()}/`)) return t.server.localHttpsUrl + url.slice(secureBase().length);
   expect(url.startsWith(BASE), url).toBe(true);
   return t.url + url.slice(BASE.length);
 };
-const get = (path: string, init: RequestInit = {}) => fetch(path.startsWith('http') ? path : `${t.url}${path}`, { redirect: 'manual', ...init });
+/** GET a path or URL; HTTPS trusting only the installation's CA, as a device that installed it. */
+const get = (path: string, init: RequestInit = {}): Promise<Response> =>
+  path.startsWith('https:')
+    ? secureFetch(path, t.server.authority.certificatePem, { method: init.method, headers: init.headers as Record<string, string> })
+    : fetch(path.startsWith('http') ? path : `${t.url}${path}`, { redirect: 'manual', ...init });
 const bytes = async (res: Response) => Buffer.from(await res.arrayBuffer());
 const rowOf = (id: number) => t.sql.prepare('SELECT * FROM releases WHERE id = ?').get(id) as Record<string, any>;
 
@@ -303,9 +311,9 @@ describe.skipIf(fixturesMissing !== null)('install manifest', () => {
     return { res, text, plist: res.status === 200 ? (parsePlist(text) as any) : null };
   };
 
-  it('GET the manifest of install_url: an application/xml plist naming the download and the icon', async () => {
+  it('GET the manifest of install_url over HTTPS: an application/xml plist naming the download and the icon, both HTTPS', async () => {
     const url = release.install_url.replace(/^itms-services:\/\/\?action=download-manifest&url=/, '');
-    expect(url).toBe(`${BASE}/channels/${ios.channel.slug}/releases/${release.id}/install`);
+    expect(url).toBe(`${secureBase()}/channels/${ios.channel.slug}/releases/${release.id}/install`);
     const { res, plist } = await manifestOf(local(url));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
@@ -313,9 +321,9 @@ describe.skipIf(fixturesMissing !== null)('install manifest', () => {
     const [item] = plist.items;
     const byKind = Object.fromEntries(item.assets.map((a: any) => [a.kind, a.url]));
     expect(Object.keys(byKind).sort()).toEqual(['display-image', 'software-package']);
-    expect(byKind['display-image']).toBe(`${BASE}/icons/releases/${release.id}.png`);
+    expect(byKind['display-image']).toBe(`${secureBase()}/icons/releases/${release.id}.png`);
     const packageUrl: string = byKind['software-package'];
-    expect(packageUrl.startsWith(`${BASE}/download/releases/${release.id}/`)).toBe(true);
+    expect(packageUrl.startsWith(`${secureBase()}/download/releases/${release.id}/`)).toBe(true);
     expect(item.metadata).toEqual({ 'bundle-identifier': 'com.icyleaf.bundle', 'bundle-version': '1.0', kind: 'software', title: release.app_name });
     // the package URL serves the file
     const file = await get(local(packageUrl));

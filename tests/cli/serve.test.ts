@@ -4,9 +4,11 @@
  */
 import http from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { secureFetch } from '../helpers/https.ts';
 import { api, DATABASE_FILE, freePort, LISTENING, runCli, startServe, tempDir, useCliCleanup, withDatabase } from './spawn.ts';
 
 useCliCleanup();
@@ -59,7 +61,7 @@ describe('hangar serve: environment variables', () => {
     const port = await freePort();
     const server = await startServe([], {
       cwd,
-      env: { HANGAR_HOST: '127.0.0.1', HANGAR_PORT: String(port), HANGAR_DATA_DIR: data, HANGAR_API_SHAPE: 'base', HANGAR_ADMIN_TOKEN: ADMIN },
+      env: { HANGAR_HOST: '127.0.0.1', HANGAR_PORT: String(port), HANGAR_HTTPS_PORT: '0', HANGAR_DATA_DIR: data, HANGAR_API_SHAPE: 'base', HANGAR_ADMIN_TOKEN: ADMIN },
     });
     expect(server.listening).toBe(`http://127.0.0.1:${port}`);
 
@@ -92,13 +94,33 @@ describe('hangar serve: environment variables', () => {
     expect(run.stdout).not.toMatch(LISTENING);
   });
 
-  it('exits with code 2 for an invalid --base-url, --port, --api-shape or HANGAR_PORT', async () => {
+  it('serves HTTPS on --https-port (or HANGAR_HTTPS_PORT), says where devices go, and can turn HTTPS off', async () => {
+    const data = await tempDir();
+    const httpsPort = await freePort();
+    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--https-port', String(httpsPort), '--data', data, '--base-url', 'http://hangar.lab.test:7700']);
+    const ca = await readFile(join(data, 'tls', 'ca.pem'), 'utf8');
+    const res = await secureFetch(`https://127.0.0.1:${httpsPort}/api/health`, ca);
+    expect(res.status).toBe(200);
+    await server.proc.waitForLine(/^Devices open/);
+    expect(server.proc.stdoutLines()).toContain(`Devices open http://hangar.lab.test:7700 (HTTPS for iOS installs on port ${httpsPort}; trust it once at http://hangar.lab.test:7700/ca)`);
+    expect((await server.proc.stop()).code).toBe(0);
+
+    const off = await startServe(['--host', '127.0.0.1', '--port', '0', '--data', data, '--base-url', 'http://hangar.lab.test:7700'], { env: { HANGAR_HTTPS_PORT: 'off' } });
+    await off.proc.waitForLine(/^Devices open/);
+    expect(off.proc.stdoutLines()).toContain('Devices open http://hangar.lab.test:7700');
+    expect((await off.proc.stop()).code).toBe(0);
+  });
+
+  it('exits with code 2 for an invalid --base-url, --port, --https-port, --api-shape, HANGAR_PORT, HANGAR_HTTPS_PORT or HANGAR_MDNS', async () => {
     const data = await tempDir();
     for (const [args, env] of [
       [['--base-url', 'not a url'], {}],
       [['--port', '70000'], {}],
       [['--api-shape', 'fancy'], {}],
+      [['--https-port', '70000'], {}],
       [[], { HANGAR_PORT: 'eighty' }],
+      [[], { HANGAR_HTTPS_PORT: 'https' }],
+      [[], { HANGAR_MDNS: 'maybe' }],
     ] as const) {
       const run = await runCli(['serve', '--host', '127.0.0.1', '--data', data, ...args], { env });
       expect(run.code, `${args.join(' ')} ${JSON.stringify(env)}: ${run.stderr}`).toBe(2);

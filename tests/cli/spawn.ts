@@ -40,10 +40,11 @@ const dirs = new Set<string>();
 
 /**
  * The environment of a child: this process's, without any HANGAR_* setting (so the machine running
- * the tests cannot change what is tested) and without NODE_OPTIONS, plus `extra`.
+ * the tests cannot change what is tested) and without NODE_OPTIONS, plus `extra`. Servers started
+ * by tests do not advertise themselves on the LAN (HANGAR_MDNS=0) unless a test asks.
  */
 export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  const env: NodeJS.ProcessEnv = { HANGAR_MDNS: '0' };
   for (const [key, value] of Object.entries(process.env)) {
     if (key.startsWith('HANGAR_') || key === 'NODE_OPTIONS') continue;
     env[key] = value;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveConfig, type ServerConfig } from '../../src-server/config/config.ts';
-import { DATABASE_FILE, startServer, type OpenOptions, type RunningServer } from '../../src-server/server.ts';
+import { DATABASE_FILE, startServer, type RunningServer, type StartOptions } from '../../src-server/server.ts';
 import { ApiClient } from './client.ts';
 
 export const ADMIN_TOKEN = 'hgr_test-admin-token-0123456789abcdef';
@@ -27,12 +27,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: OpenOptions = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: StartOptions = {}): Promise<TestServer> {
   // A given data directory is the caller's (a restart on the same data); a fresh one is ours to remove.
   const ownsDataDir = overrides.dataDir === undefined;
   const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'hangar-test-')));
   const config: ServerConfig = {
-    ...resolveConfig({ host: '127.0.0.1', port: 0, data: dataDir }, {}),
+    ...resolveConfig({ host: '127.0.0.1', port: 0, data: dataDir, mdns: false }, {}),
     logToStdout: false,
     initialAdminToken: ADMIN_TOKEN,
     ...overrides,
