@@ -17,6 +17,7 @@ import { EventBus } from './domain/events.ts';
 import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
 import { createLogger } from './http/logging.ts';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './jobs/webhook-delivery.ts';
+import { advertise, instanceName, type Advertisement } from './network/discovery.ts';
 import { publicUrls, type ListeningPorts } from './network/public-urls.ts';
 import type { Urls } from './network/urls.ts';
 import { watchNetwork, type NetworkState, type NetworkWatcher, type NetworkWatcherOptions } from './network/watcher.ts';
@@ -136,6 +137,13 @@ function certificateNames(config: ServerConfig, state: NetworkState): ServerName
   return serverNames(hosts);
 }
 
+/** Where to advertise: the chosen interface, or the one address listened on; undefined: everywhere. */
+function advertisedOn(config: ServerConfig): string[] | undefined {
+  if (config.networkInterface) return [config.networkInterface];
+  if (config.host !== '0.0.0.0' && config.host !== '::') return [config.host];
+  return undefined;
+}
+
 /** How often the certificate's expiry is looked at (it is renewed 30 days before). */
 const CERTIFICATE_CHECK_MS = 12 * 3600 * 1000;
 
@@ -212,7 +220,31 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       secureBaseUrl: u.secureBase,
     });
     void refresh();
+    void advertising.then((advertisement) => advertisement?.update(advertisedUrls()));
   });
+
+  // DNS-SD/mDNS (_hangar._tcp) so that CI agents and consoles find the server. Started in the
+  // background (probing takes a second or more) and never a reason to fail: see network/discovery.ts.
+  const advertising: Promise<Advertisement | null> = config.mdns
+    ? advertise(
+        {
+          name: instanceName(),
+          port: ports.http,
+          ...advertisedUrls(),
+          version: buildInfo.version,
+          ...(advertisedOn(config) && { interfaces: advertisedOn(config) }),
+          ipv6: config.host === '::',
+        },
+        logger,
+      ).catch((error: unknown) => {
+        logger.warn({ err: error }, 'not advertising on the LAN (mDNS)');
+        return null;
+      })
+    : Promise.resolve(null);
+  function advertisedUrls() {
+    const u = urls();
+    return { baseUrl: u.base, secureBaseUrl: ports.https === null ? null : u.secureBase };
+  }
 
   // Webhook deliveries (R13): sends what is queued, picks up what the last run left pending.
   const webhookJob = startWebhookDelivery({ domain: hangar.domain, logger, urls, version: buildInfo.version }, options.webhooks);
@@ -233,6 +265,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         await app.close();
         await httpsClosed;
         await refreshing;
+        await (await advertising)?.stop(); // goodbye packets: browsers forget us at once
       } finally {
         clearTimeout(timer);
         // Webhooks stop after the last request (its events are queued) and before the database closes.
