@@ -5,6 +5,7 @@
  */
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
@@ -28,6 +29,7 @@ import type { RouteDeps } from './routes/deps.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { eventRoutes } from './routes/events.ts';
+import { profileRoutes } from './routes/profiles.ts';
 import { releaseRoutes } from './routes/releases.ts';
 import { schemeRoutes } from './routes/schemes.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -69,6 +71,8 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
 
   installErrorHandling(app);
   await app.register(cookie);
+  // Only the routes that ask for it are limited (visit passwords, UDID replies).
+  await app.register(rateLimit, { global: false });
   // Uploads stream their multipart bodies themselves (routes/uploads.ts); busboy's limits guard them.
   await app.register(multipart, {
     limits: { fileSize: config.maxUploadBytes ?? Infinity, files: 4, fields: 64, fieldSize: 1024 * 1024, parts: 80, headerPairs: 100 },
@@ -121,6 +125,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   releaseRoutes(app, deps);
   eventRoutes(app, deps);
   downloadRoutes(app, deps);
+  profileRoutes(app, deps);
   webhookRoutes(app, deps);
 
   return app;

@@ -6,9 +6,12 @@
  *   file, which the start-up sweep removes; never a row without its file);
  * - "newer than the caller" is release_version >= theirs and build_version > theirs, compared as
  *   versions (R12);
- * - `retained_builds` N > 0 keeps each channel of the scheme at its N newest releases (R13).
+ * - `retained_builds` N > 0 keeps each channel of the scheme at its N newest releases (R13);
+ * - an iOS release is "provisioned for" a device when the profile embedded in its build lists the
+ *   device's UDID (ad hoc and development profiles), or provisions every device (enterprise, in-house
+ *   profiles): those are listed too, marked as such, since the device can install them as well.
  */
-import { and, asc, desc, eq, gt, gte, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, sql } from 'drizzle-orm';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppMetadata } from '../parsers/types.ts';
@@ -19,6 +22,7 @@ import type { AppService } from './apps.ts';
 import type { ChannelService } from './channels.ts';
 import type { DomainContext, Page, Release } from './context.ts';
 import { offsetOf } from './context.ts';
+import { normalizeUdid } from './devices.ts';
 import { NotFoundError } from './errors.ts';
 import { versionKey } from './versions.ts';
 
@@ -55,6 +59,13 @@ export interface StoredBinary {
 
 /** The stored metadata of a release (everything the reader found but the icon bytes). */
 export type ReleaseMetadata = Omit<AppMetadata, 'icon' | 'bundleId' | 'releaseVersion' | 'buildVersion' | 'displayName' | 'platform'>;
+
+/** A release whose provisioning profile lets a device install it. */
+export interface ProvisionedRelease {
+  release: Release;
+  /** true for an enterprise profile, which provisions every device rather than listing this one */
+  allDevices: boolean;
+}
 
 export function changelogOf(release: Release): ChangelogEntry[] {
   return JSON.parse(release.changelog) as ChangelogEntry[];
@@ -173,6 +184,24 @@ export function createReleaseService(ctx: DomainContext, services: { apps: AppSe
         )
         .orderBy(desc(releases.version))
         .all();
+    },
+
+    /**
+     * iOS releases whose embedded profile provisions the device with this UDID, newest first. The
+     * profile's facts are in the metadata JSON (`provisioning.devices`, `provisioning.provisionsAllDevices`);
+     * the UDIDs in a profile may be in either case.
+     */
+    provisionedFor(udid: string, limit: number): ProvisionedRelease[] {
+      const allDevices = sql<number>`coalesce(json_extract(${releases.metadata}, '$.provisioning.provisionsAllDevices'), 0)`;
+      const listed = sql`exists (select 1 from json_each(${releases.metadata}, '$.provisioning.devices') where upper(json_each.value) = ${normalizeUdid(udid)})`;
+      return db
+        .select({ release: releases, allDevices })
+        .from(releases)
+        .where(and(eq(releases.deviceType, 'ios'), sql`(${allDevices} = 1 or ${listed})`))
+        .orderBy(desc(releases.createdAt), desc(releases.id))
+        .limit(limit)
+        .all()
+        .map((row) => ({ release: row.release, allDevices: row.allDevices === 1 }));
     },
 
     /** version_exist (R12): by bundle id and versions, or by bundle id and commit. */

@@ -111,6 +111,12 @@ describe('the HTTPS port', () => {
     expect(apps.status).toBe(200);
   });
 
+  it('answers /ca/check with 204 to any page (a device page probes it to learn whether the CA is trusted yet)', async () => {
+    const res = await secureFetch(`https://127.0.0.1:${t.server.httpsPort}/ca/check`, t.server.authority.certificatePem);
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it("is trusted by a client that trusts only the installation's CA, on every LAN address of this machine", async () => {
     const addresses = lanAddresses(networkInterfaces()).map((a) => a.address);
     if (addresses.length === 0) console.warn('this machine has no LAN address: only loopback is tried');
