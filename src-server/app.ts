@@ -29,6 +29,7 @@ import type { RouteDeps } from './routes/deps.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { eventRoutes } from './routes/events.ts';
+import { pageRoutes } from './routes/pages.ts';
 import { profileRoutes } from './routes/profiles.ts';
 import { releaseRoutes } from './routes/releases.ts';
 import { schemeRoutes } from './routes/schemes.ts';
@@ -125,6 +126,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   releaseRoutes(app, deps);
   eventRoutes(app, deps);
   downloadRoutes(app, deps);
+  pageRoutes(app, deps);
   profileRoutes(app, deps);
   webhookRoutes(app, deps);
 

@@ -1,7 +1,7 @@
 /**
  * What devices fetch (R11), outside /api: downloads, iOS install manifests, icons, QR codes, and the
- * visit password of protected channels (R14). The device pages that link to these come with the LAN
- * issue.
+ * visit password of protected channels (R14, rate-limited per client and channel). The device pages
+ * that link to these are routes/pages.ts.
  *
  * Downloads never load a file into memory: @fastify/send streams it, with byte ranges (206, so a
  * phone that dropped off Wi-Fi resumes) and HEAD. Their ETag is strong, the file's SHA-256: a
@@ -15,8 +15,10 @@ import { basename, dirname } from 'node:path';
 import Type from 'typebox';
 import type { Channel, Release } from '../domain/context.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
-import { VISIT_COOKIE_MAX_AGE_S } from '../domain/visits.ts';
+import { VISIT_COOKIE_MAX_AGE_S, type VisitService } from '../domain/visits.ts';
 import { access } from '../http/access.ts';
+import { acceptsHtml, pageContext, pageHeaders } from '../pages/layout.ts';
+import { passwordPage, type PasswordPageData } from '../pages/password-page.ts';
 import { isoTimestamp } from '../serializers/time.ts';
 import type { Api, RouteDeps } from './deps.ts';
 import { Id } from './schemas.ts';
@@ -73,6 +75,23 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/** How long a signed link stays good: an install started from a page has hours to fetch its files. */
+const SIGNED_LINK_TTL_MS = 6 * 3600 * 1000;
+
+/**
+ * `?exp=…&sig=…` for a release of a protected channel: lets a client without the visit cookie fetch
+ * it (iOS fetches the install manifest and the .ipa itself, without the browser's cookies). Empty for
+ * a channel without a password.
+ */
+export function signedQuery(visits: VisitService, channel: Channel, releaseId: number): string {
+  if (channel.passwordHash === null) return '';
+  const { exp, sig } = visits.signRelease(channel, releaseId, Date.now() + SIGNED_LINK_TTL_MS);
+  return `?exp=${exp}&sig=${sig}`;
+}
+
+/** Wrong visit passwords a client may send for one channel in a window, before it must wait (R14). */
+export const PASSWORD_ATTEMPTS = { max: 10, timeWindow: 60_000 };
+
 const QrQuery = Type.Object({
   size: Type.Integer({ minimum: 64, maximum: 2048, default: 300, description: 'width in pixels (PNG)' }),
   theme: Type.Enum(['light', 'dark'], { default: 'light' }),
@@ -95,12 +114,6 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
     if (domain.visits.admitsSigned(channel, releaseId, query.exp, query.sig)) return;
     if (domain.visits.admits(channel, request.cookies[domain.visits.cookieName(channel)])) return;
     throw new UnauthorizedError('This channel is protected by a password');
-  }
-
-  function signedQuery(channel: Channel, releaseId: number): string {
-    if (channel.passwordHash === null) return '';
-    const { exp, sig } = domain.visits.signRelease(channel, releaseId, Date.now() + 6 * 3600 * 1000);
-    return `?exp=${exp}&sig=${sig}`;
   }
 
   async function sendFile(request: FastifyRequest, reply: FastifyReply, release: Release, channel: Channel) {
@@ -205,7 +218,7 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
       if (release.deviceType !== 'ios') throw new NotFoundError('Install manifest');
       admit(request, channel, release.id);
       const u = urls();
-      const file = `${u.secureBase}/download/releases/${release.id}/${encodeURIComponent(downloadName(release, channel, config.timezone))}${signedQuery(channel, release.id)}`;
+      const file = `${u.secureBase}/download/releases/${release.id}/${encodeURIComponent(downloadName(release, channel, config.timezone))}${signedQuery(domain.visits, channel, release.id)}`;
       const assets: Record<string, string>[] = [{ kind: 'software-package', url: file }];
       if (release.iconPath) assets.push({ kind: 'display-image', url: `${u.secureBase}/icons/releases/${release.id}.png` });
       const manifest = buildPlist({
@@ -235,6 +248,12 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
     });
   }
 
+  /** Counts wrong visit passwords per client address and channel (read first, counted when wrong). */
+  const wrongPasswords = api.createRateLimit({
+    ...PASSWORD_ATTEMPTS,
+    keyGenerator: (request) => `${request.ip} ${(request.params as { slug: string }).slug.toLowerCase()}`,
+  });
+
   api.post('/channels/:slug/password', {
     config: device,
     schema: {
@@ -245,11 +264,32 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
     handler: async (request, reply) => {
       const channel = domain.channels.findBySlug(request.params.slug);
       if (!channel) throw new NotFoundError('Channel');
+      // a browser posting the password page's form gets that page again; other clients get JSON
+      const browser = String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded') && acceptsHtml(request.headers.accept);
+      const back = localReturnPath(request.body.return_to);
+      const formAgain = (status: number, problem: PasswordPageData['problem']) => {
+        const ctx = pageContext(request.headers, { timeZone: config.timezone, secureBase: urls().secureBase });
+        const page = passwordPage(ctx, { channel, returnTo: back ?? `/${encodeURIComponent(channel.slug)}`, problem });
+        return reply.code(status).headers(pageHeaders(ctx)).send(page);
+      };
+
+      const limit = await wrongPasswords(request, { increment: false });
+      if (!limit.isAllowed && limit.remaining === 0) {
+        reply.header('retry-after', String(limit.ttlInSeconds));
+        if (browser) return formAgain(429, { retryAfter: limit.ttlInSeconds });
+        return reply.code(429).send({ error: `Too many wrong passwords; try again in ${limit.ttlInSeconds} seconds` });
+      }
       const cookie = await domain.visits.enter(channel, request.body.password);
-      if (cookie === null) throw new UnauthorizedError('Wrong password');
+      if (cookie === null) {
+        const counted = await wrongPasswords(request);
+        if (!counted.isAllowed && counted.remaining === 0) {
+          request.log.warn({ channel: channel.id, client: request.ip }, 'too many wrong visit passwords: the client must wait');
+        }
+        if (browser) return formAgain(401, { wrong: true });
+        throw new UnauthorizedError('Wrong password');
+      }
       reply.setCookie(domain.visits.cookieName(channel), cookie, { path: '/', httpOnly: true, sameSite: 'lax', maxAge: VISIT_COOKIE_MAX_AGE_S });
       // only a path on this server: never an open redirect
-      const back = localReturnPath(request.body.return_to);
       if (back) return reply.redirect(back, 303);
       return reply.code(204).send();
     },
