@@ -12,6 +12,8 @@ import { upload } from '../helpers/upload.ts';
 import { createAppTree, type AppTree } from '../helpers/world.ts';
 
 const BASE = 'http://hangar.test:7700';
+/** iOS installs go over Hangar's HTTPS port on the base URL's host (LAN issue) */
+const secure = () => `https://hangar.test:${t.server.httpsPort}`;
 const ZONE = 'Asia/Kolkata'; // +05:30: a half-hour offset shows that the zone setting is used
 const IPA = fixture('ios', 'bundle-1.0-b1-ipad-cgbi-icons.ipa');
 const APK = fixture('android', 'contactmanager-1.0-vc1-minsdk5-v1signed.apk');
@@ -199,7 +201,7 @@ describe.skipIf(fixturesMissing !== null)('GET /api/apps/latest (extended)', () 
     expect(Number.isInteger(release.version)).toBe(true);
     expect(release).toMatchObject({ release_version: '2.0', build_version: '100', bundle_id: BUNDLE, app_name: expect.any(String) });
     expect(release.changelog).toEqual([{ message: 'build 100' }]);
-    expect(release.install_url).toBe(`itms-services://?action=download-manifest&url=${BASE}/channels/${tree.channel.slug}/releases/${ids[3]}/install`);
+    expect(release.install_url).toBe(`itms-services://?action=download-manifest&url=${secure()}/channels/${tree.channel.slug}/releases/${ids[3]}/install`);
   });
 
   it('needs no token and answers 422 "Unauthorized channel key" for an unknown key', async () => {
@@ -326,7 +328,7 @@ describe.skipIf(fixturesMissing !== null)('the Release body by shape', () => {
       ci_url: null,
       size: row.size,
       icon_url: `${BASE}/icons/releases/${ids[3]}.png`,
-      install_url: `itms-services://?action=download-manifest&url=${BASE}/channels/${tree.channel.slug}/releases/${ids[3]}/install`,
+      install_url: `itms-services://?action=download-manifest&url=${secure()}/channels/${tree.channel.slug}/releases/${ids[3]}/install`,
       changelog: [{ message: 'build 100' }],
       custom_fields: [],
       created_at: expect.stringMatching(BASE_TIME),
@@ -419,7 +421,7 @@ describe.skipIf(fixturesMissing !== null)('the upload answer (R5)', () => {
     });
     expect(body.release_url).toBe(`${BASE}/${slug}/${body.id}`);
     expect(body.qrcode_url).toBe(`${BASE}/channels/${slug}/releases/${body.id}/qrcode`);
-    expect(body.install_url).toBe(`itms-services://?action=download-manifest&url=${BASE}/channels/${slug}/releases/${body.id}/install`);
+    expect(body.install_url).toBe(`itms-services://?action=download-manifest&url=${secure()}/channels/${slug}/releases/${body.id}/install`);
     expect(body.icon_url).toBe(`${BASE}/icons/releases/${body.id}.png`);
   });
 

@@ -82,7 +82,7 @@ describe.skipIf(fixturesMissing !== null)('uploading every fixture', () => {
         expect(r.qrcode_url).toBe(`http://lab.example:7700/channels/${slug}/releases/${r.id}/qrcode`);
         expect(r.install_url).toBe(
           expected.deviceType === 'ios'
-            ? `itms-services://?action=download-manifest&url=http://lab.example:7700/channels/${slug}/releases/${r.id}/install`
+            ? `itms-services://?action=download-manifest&url=https://lab.example:${t.server.httpsPort}/channels/${slug}/releases/${r.id}/install`
             : `http://lab.example:7700/download/releases/${r.id}`,
         );
         expect(r.icon_url).toBe(expected.icon ? `http://lab.example:7700/icons/releases/${r.id}.png` : null);
