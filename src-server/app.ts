@@ -26,6 +26,7 @@ import { channelRoutes } from './routes/channels.ts';
 import { clientRoutes } from './routes/client.ts';
 import { collaboratorRoutes } from './routes/collaborators.ts';
 import type { RouteDeps } from './routes/deps.ts';
+import { debugFileRoutes } from './routes/debug-files.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { downloadRoutes } from './routes/downloads.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -126,6 +127,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   releaseRoutes(app, deps);
   eventRoutes(app, deps);
   downloadRoutes(app, deps);
+  debugFileRoutes(app, deps);
   pageRoutes(app, deps);
   profileRoutes(app, deps);
   webhookRoutes(app, deps);

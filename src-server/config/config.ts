@@ -44,6 +44,8 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** largest binary an upload may carry, in bytes; null: no limit (R10) */
   maxUploadBytes: number | null;
+  /** what a debug-symbol zip may hold (zip-bomb guards): its entries inflated together, and how many */
+  symbolLimits: { maxUncompressedBytes: number; maxEntries: number };
 }
 
 export interface ConfigFlags {
@@ -77,6 +79,13 @@ function pick(flag: string | number | undefined, env: string | undefined): strin
 
 function parsePort(value: string, name: string): number {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new ConfigError(`${name} must be a port number (0-65535), got "${value}"`);
+  return Number(value);
+}
+
+/** A positive whole number from the environment, or `fallback` when it is not set. */
+function wholeNumber(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^[1-9]\d{0,7}$/.test(value)) throw new ConfigError(`${name} must be a positive whole number, got "${value}"`);
   return Number(value);
 }
 
@@ -133,6 +142,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   const maxUploadText = pick(undefined, env.HANGAR_MAX_UPLOAD_MB);
   if (maxUploadText !== undefined && !/^[1-9]\d{0,7}$/.test(maxUploadText)) throw new ConfigError(`HANGAR_MAX_UPLOAD_MB must be a whole number of megabytes, got "${maxUploadText}"`);
   const maxUploadBytes = maxUploadText === undefined ? null : Number(maxUploadText) * 1024 * 1024;
+  const symbolLimits = {
+    maxUncompressedBytes: wholeNumber(env.HANGAR_MAX_SYMBOLS_UNCOMPRESSED_MB, 'HANGAR_MAX_SYMBOLS_UNCOMPRESSED_MB', 4096) * 1024 * 1024,
+    maxEntries: wholeNumber(env.HANGAR_MAX_SYMBOLS_ENTRIES, 'HANGAR_MAX_SYMBOLS_ENTRIES', 10_000),
+  };
 
   const initialAdminToken = env.HANGAR_ADMIN_TOKEN || null;
   if (initialAdminToken !== null && initialAdminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -155,5 +168,6 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     initialAdminToken,
     shutdownTimeoutMs: 4500,
     maxUploadBytes,
+    symbolLimits,
   };
 }

@@ -11,6 +11,7 @@ import { createAppService } from './apps.ts';
 import { createChannelService } from './channels.ts';
 import { createCollaboratorService } from './collaborators.ts';
 import type { DomainContext } from './context.ts';
+import { createDebugFileService } from './debug-files.ts';
 import { createDeviceService } from './devices.ts';
 import { createReleaseService } from './releases.ts';
 import { createSchemeService } from './schemes.ts';
@@ -33,7 +34,8 @@ export function createDomain(ctx: DomainContext) {
   const uploads = createUploadService(ctx, { apps, schemes, channels, releases });
   const visits = createVisitService(ctx.secret, ctx.now);
   const webhooks = createWebhookService(ctx, { apps, channels });
-  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits, webhooks };
+  const debugFiles = createDebugFileService(ctx, { apps, channels });
+  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits, webhooks, debugFiles };
 }
 
 export type Domain = ReturnType<typeof createDomain>;

@@ -17,6 +17,7 @@ import type { Channel, Release } from '../domain/context.ts';
 import { NotFoundError, UnauthorizedError } from '../domain/errors.ts';
 import { VISIT_COOKIE_MAX_AGE_S, type VisitService } from '../domain/visits.ts';
 import { access } from '../http/access.ts';
+import { sendStoredFile } from '../http/send-file.ts';
 import { acceptsHtml, pageContext, pageHeaders } from '../pages/layout.ts';
 import { passwordPage, type PasswordPageData } from '../pages/password-page.ts';
 import { isoTimestamp } from '../serializers/time.ts';
@@ -53,26 +54,12 @@ export function downloadName(release: Release, channel: Channel, timeZone: strin
   return `${safe(channel.slug)}_${safe(release.releaseVersion)}_${safe(release.buildVersion)}_${stamp}${storedExtension(release)}`;
 }
 
-function contentDisposition(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  // RFC 8187 value-chars: encodeURIComponent leaves ' ( ) * as they are, which the syntax does not allow
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
-
 /** A path on this server to go back to after the password form, or null (never another site). */
 export function localReturnPath(value: string | undefined): string | null {
   if (!value || /[\x00-\x1f\x7f\\]/.test(value) || !value.startsWith('/')) return null;
   const url = new URL(value, 'http://hangar.invalid');
   if (url.origin !== 'http://hangar.invalid') return null;
   return `${url.pathname}${url.search}${url.hash}`;
-}
-
-/** Does If-None-Match name this entity tag? (weak comparison, as RFC 9110 asks for it) */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** How long a signed link stays good: an install started from a page has hours to fetch its files. */
@@ -116,53 +103,16 @@ export function downloadRoutes(api: Api, { domain, config, urls }: RouteDeps): v
     throw new UnauthorizedError('This channel is protected by a password');
   }
 
-  async function sendFile(request: FastifyRequest, reply: FastifyReply, release: Release, channel: Channel) {
-    const etag = `"${release.sha256}"`;
-    const headers = request.raw.headers;
-    // Preconditions on our strong tag; send() knows nothing of it (its own would be weak).
-    if (headers['if-match'] !== undefined) {
-      const match = headers['if-match'].trim() === '*' || headers['if-match'].split(',').some((tag) => tag.trim() === etag);
-      if (!match) return reply.code(412).header('etag', etag).send({ error: 'Precondition failed: the file is not the one asked for' });
-      delete headers['if-match'];
-    }
-    if (noneMatch(headers['if-none-match'], etag)) return reply.code(304).header('etag', etag).send();
-    // Ranges are honoured only for this exact file (If-Range with our strong tag); send() knows
-    // nothing of our tag, so it is given the request's Range only when it applies.
-    if (headers['if-range'] !== undefined) {
-      if (headers['if-range'] === etag) delete headers['if-range'];
-      else delete headers.range;
-    }
-    const path = domain.ctx.files.resolve(release.filePath);
-    const result = await send(request.raw, `/${encodeURIComponent(basename(path))}`, {
-      root: dirname(path),
-      etag: false,
-      lastModified: true,
-      cacheControl: false,
-      contentType: false,
-      dotfiles: 'allow',
-      index: false,
-      // 256 KiB reads: as fast as 1 MiB for one download, and much less memory for twenty at once
-      highWaterMark: 256 * 1024,
-    });
-    if (result.type === 'error') {
-      if (result.statusCode === 404) throw new NotFoundError('File');
-      // 412 (If-Unmodified-Since), 416 (with Content-Range: bytes */size): send's answer, in our body
-      const error = result.statusCode === 416 ? 'Range not satisfiable' : result.statusCode === 412 ? 'Precondition failed' : 'Cannot send the file';
-      // send's own error page is HTML with its own length: keep only what tells the client about the file
-      const range = (result.headers as Record<string, string>)['Content-Range'];
-      if (range) reply.header('content-range', range);
-      return reply.code(result.statusCode).header('etag', etag).send({ error });
-    }
-    reply.code(result.statusCode).headers(result.headers as Record<string, string>);
-    reply.header('etag', etag);
-    reply.header('content-type', CONTENT_TYPES[storedExtension(release).toLowerCase()] ?? 'application/octet-stream');
-    reply.header('content-disposition', contentDisposition(downloadName(release, channel, config.timezone)));
-    reply.header('cache-control', 'private, no-cache');
-    const ranged = result.statusCode === 206 && !/^bytes=0-/.test(String(headers.range ?? ''));
-    if (request.method === 'GET' && result.statusCode < 300 && !ranged) {
-      domain.ctx.events.emit({ type: 'release.downloaded', appId: domain.channels.appIdOf(channel), channelId: channel.id, releaseId: release.id });
-    }
-    return reply.send(result.stream);
+  function sendFile(request: FastifyRequest, reply: FastifyReply, release: Release, channel: Channel) {
+    const file = {
+      path: domain.ctx.files.resolve(release.filePath),
+      sha256: release.sha256,
+      contentType: CONTENT_TYPES[storedExtension(release).toLowerCase()] ?? 'application/octet-stream',
+      downloadName: downloadName(release, channel, config.timezone),
+    };
+    return sendStoredFile(request, reply, file, () =>
+      domain.ctx.events.emit({ type: 'release.downloaded', appId: domain.channels.appIdOf(channel), channelId: channel.id, releaseId: release.id }),
+    );
   }
 
   api.get('/download/releases/:id', {

@@ -203,6 +203,9 @@ export const debugFiles = sqliteTable(
     deviceType: text('device_type', { enum: DEVICE_TYPES }).notNull(),
     releaseVersion: text('release_version').notNull(),
     buildVersion: text('build_version').notNull(),
+    /** domain/versions.ts versionKey() of the two versions, as for releases: their order is version order */
+    releaseVersionKey: text('release_version_key').notNull().default(''),
+    buildVersionKey: text('build_version_key').notNull().default(''),
     filePath: text('file_path').notNull(),
     fileName: text('file_name').notNull(),
     size: integer('size').notNull(),
@@ -213,7 +216,33 @@ export const debugFiles = sqliteTable(
   (t) => [
     index('debug_files_channel_created_idx').on(t.channelId, t.createdAt),
     uniqueIndex('debug_files_channel_sha256_unique').on(t.channelId, t.sha256),
+    index('debug_files_channel_version_keys_idx').on(t.channelId, t.releaseVersionKey, t.buildVersionKey),
   ],
+);
+
+/**
+ * What a debug file holds (R15), one row per Mach-O slice of a dSYM, or one for an Android mapping
+ * archive. Columns as Zealot names them: `type` is the architecture or "proguard", `object` the binary's
+ * name or the package name, `data` JSON with the rest (dSYM: main, identifier; Proguard: files, ...).
+ */
+export const debugFileMetadata = sqliteTable(
+  'debug_file_metadata',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    debugFileId: integer('debug_file_id')
+      .notNull()
+      .references(() => debugFiles.id, { onDelete: 'cascade' }),
+    /** the slice's LC_UUID, or the mapping's UUIDv5; null for an Android archive without mapping.txt */
+    uuid: text('uuid'),
+    type: text('type').notNull(),
+    object: text('object'),
+    /** JSON object */
+    data: text('data').notNull().default('{}'),
+    size: integer('size').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('debug_file_metadata_debug_file_id_idx').on(t.debugFileId, t.id)],
 );
 
 export const devices = sqliteTable(

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, RequestOptions } from '../helpers/client.ts';
 import { multipartBody, syntheticIpa } from '../helpers/builds.ts';
+import { dsymZip } from '../helpers/symbols.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addCollaborator, createAppTree, createUser, unique, type AppTree, type TestUser } from '../helpers/world.ts';
 
@@ -84,6 +85,8 @@ let shared: AppTree;
 let sharedRelease: number;
 /** a webhook of the shared channel (to a closed port: deliveries fail quietly) */
 let sharedWebhook: number;
+/** a debug file of the shared channel (1.0 (1)) */
+let sharedDebugFile: number;
 
 
 function clientOf(actor: ActorName): ApiClient {
@@ -145,6 +148,20 @@ async function freshRelease(tree: AppTree): Promise<number> {
   return res.body.id;
 }
 
+let debugFiles = 0;
+/** A zipped dSYM no channel holds yet (its own UUID). */
+function freshDsym(): Buffer {
+  debugFiles += 1;
+  return dsymZip({ uuid: `00000000-0000-4000-8000-${String(debugFiles).padStart(12, '0')}` });
+}
+
+/** Uploads a fresh debug file to a channel as the initial admin; its id. */
+async function freshDebugFile(tree: AppTree): Promise<number> {
+  const res = await t.admin.request('POST', '/api/debug_files/upload', { raw: multipartBody({ channel_key: tree.channel.key }, { name: 'symbols.zip', data: freshDsym() }) });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
 async function addAs(appId: number, role: 'member' | 'developer' | 'admin'): Promise<number> {
   const user = await freshUser();
   await addCollaborator(t, appId, user.id, role);
@@ -167,11 +184,13 @@ interface RouteCase {
   route: string;
   row: RowName;
   /** the status of a successful call */
-  success: 200 | 201 | 202;
+  success: 200 | 201 | 202 | 302;
   /** builds a valid request for this actor (fresh targets where the call changes state) */
   request?: (actor: ActorName) => Promise<Request>;
   /** the answer is an endless stream: only its status is read */
   stream?: boolean;
+  /** the answer is a redirect: its status is read, it is not followed */
+  redirect?: boolean;
 }
 
 const MATRIX: RouteCase[] = [
@@ -191,6 +210,14 @@ const MATRIX: RouteCase[] = [
     row: 'public',
     success: 200,
     request: async () => ({ query: { channel_key: shared.channel.key, bundle_id: 'dev.hangar.synthetic', release_version: '1.0', build_version: '1' } }),
+  },
+  { route: 'GET /api/debug_files', row: 'public', success: 200, request: async () => ({ query: { channel_key: shared.channel.key } }) },
+  {
+    route: 'GET /api/debug_files/download',
+    row: 'public',
+    success: 302,
+    redirect: true,
+    request: async () => ({ query: { channel_key: shared.channel.key, release_version: '1.0', build_version: '1' } }),
   },
   { route: 'GET /api/events', row: 'signedIn', success: 200, stream: true },
 
@@ -365,6 +392,22 @@ const MATRIX: RouteCase[] = [
   },
   { route: 'DELETE /api/releases/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshRelease(await freshTree()) } }) },
 
+  // debug files: read by id with the read right; upload, replace and delete with the manage right
+  { route: 'GET /api/debug_files/:id', row: 'appRead', success: 200, request: async () => ({ params: { id: sharedDebugFile } }) },
+  {
+    route: 'POST /api/debug_files/upload',
+    row: 'appManage',
+    success: 201,
+    request: async () => ({ raw: multipartBody({ channel_key: (await freshTree()).channel.key }, { name: 'symbols.zip', data: freshDsym() }) }),
+  },
+  {
+    route: 'PUT /api/debug_files/:id',
+    row: 'appManage',
+    success: 200,
+    request: async () => ({ params: { id: await freshDebugFile(await freshTree()) }, raw: multipartBody({}, { name: 'symbols.zip', data: freshDsym() }) }),
+  },
+  { route: 'DELETE /api/debug_files/:id', row: 'appManage', success: 200, request: async () => ({ params: { id: await freshDebugFile(await freshTree()) } }) },
+
   // webhooks: app managers only, reads included (target URLs and deliveries are the app's business)
   { route: 'GET /api/channels/:id/webhooks', row: 'appManage', success: 200, request: async () => ({ params: { id: shared.channel.id } }) },
   {
@@ -465,6 +508,12 @@ async function call(entry: RouteCase, actor: ActorName): Promise<{ status: numbe
   const [method, template] = entry.route.split(' ') as [string, string];
   const request = entry.request ? await entry.request(actor) : {};
   const client = clientOf(actor);
+  if (entry.redirect) {
+    const url = new URL(pathOf(template, request.params), t.url);
+    for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const res = await fetch(url, { method, redirect: 'manual', headers: client.token ? { authorization: `Bearer ${client.token}` } : {} });
+    return { status: res.status, text: await res.text() };
+  }
   if (entry.stream) {
     const abort = new AbortController();
     const headers: Record<string, string> = client.token ? { authorization: `Bearer ${client.token}` } : {};
@@ -505,6 +554,7 @@ beforeAll(async () => {
   const hook = await t.admin.post(`/api/channels/${shared.channel.id}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['download'] });
   expect(hook.status, hook.text).toBe(201);
   sharedWebhook = hook.body.id;
+  sharedDebugFile = await freshDebugFile(shared);
 });
 afterAll(() => t?.close());
 
