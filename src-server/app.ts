@@ -23,9 +23,10 @@ import type { Urls } from './network/urls.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { appRoutes } from './routes/apps.ts';
 import { channelRoutes } from './routes/channels.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { clientRoutes } from './routes/client.ts';
 import { collaboratorRoutes } from './routes/collaborators.ts';
-import type { RouteDeps } from './routes/deps.ts';
+import type { HostStatus, RouteDeps } from './routes/deps.ts';
 import { debugFileRoutes } from './routes/debug-files.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { downloadRoutes } from './routes/downloads.ts';
@@ -34,6 +35,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { profileRoutes } from './routes/profiles.ts';
 import { releaseRoutes } from './routes/releases.ts';
 import { schemeRoutes } from './routes/schemes.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { systemRoutes } from './routes/system.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { userRoutes } from './routes/users.ts';
@@ -50,12 +52,16 @@ export interface AppDeps {
   urls: () => Urls;
   /** the installation's certificate authority (public part), for the trust page and profiles */
   authority: CertificateAuthority;
+  /** where the server runs now (LAN addresses, HTTPS, discovery), for GET /api/server */
+  host: () => HostStatus;
+  /** the built console (out/renderer) to serve at /console; null: not built */
+  consoleDir: string | null;
 }
 
 /** JSON bodies are capped; binaries travel as multipart on their own routes, with their own limits. */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp({ config, domain, logger, buildInfo, dataVersion, urls, authority }: AppDeps) {
+export async function buildApp({ config, domain, logger, buildInfo, dataVersion, urls, authority, host, consoleDir }: AppDeps) {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: JSON_BODY_LIMIT,
@@ -114,6 +120,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
     urls,
     dataVersion,
     authority,
+    host,
   };
   systemRoutes(app, deps);
   appRoutes(app, deps);
@@ -121,6 +128,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   channelRoutes(app, deps);
   collaboratorRoutes(app, deps);
   userRoutes(app, deps);
+  sessionRoutes(app, deps);
   deviceRoutes(app, deps);
   uploadRoutes(app, deps);
   clientRoutes(app, deps);
@@ -128,6 +136,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   eventRoutes(app, deps);
   downloadRoutes(app, deps);
   debugFileRoutes(app, deps);
+  consoleRoutes(app, deps, consoleDir);
   pageRoutes(app, deps);
   profileRoutes(app, deps);
   webhookRoutes(app, deps);

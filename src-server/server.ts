@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { buildApp, type HangarApp } from './app.ts';
+import { findConsoleBuild } from './routes/console.ts';
 import { readBuildInfo, type BuildInfo } from './config/build-info.ts';
 import type { ServerConfig } from './config/config.ts';
 import { EventBus } from './domain/events.ts';
@@ -115,6 +116,8 @@ export interface StartOptions extends OpenOptions {
   buildInfo?: BuildInfo;
   /** where the LAN addresses come from and how often they are looked at (tests change them) */
   network?: NetworkWatcherOptions;
+  /** the built console to serve at /console; default: found next to the sources or the bundle */
+  consoleDir?: string | null;
 }
 
 function hostForUrl(host: string): string {
@@ -157,6 +160,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     logger.warn({ interface: config.networkInterface, addresses: network.current().addresses }, 'the chosen network interface has no LAN address; using the first one found');
   }
   const ports: ListeningPorts = { http: 0, https: null };
+  /** the mDNS advertisement, once up (it starts in the background, below) */
+  let advertisement: Advertisement | null = null;
   const urls = publicUrls(config, () => network.current().primary, () => ports);
 
   let app: HangarApp;
@@ -166,7 +171,17 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   let authority: SigningAuthority;
   try {
     authority = await loadOrCreateAuthority(config.dataDir, now);
-    app = built = await buildApp({ config, domain: hangar.domain, logger, buildInfo, dataVersion: hangar.database.changes, urls, authority: publicPart(authority) });
+    app = built = await buildApp({
+      config,
+      domain: hangar.domain,
+      logger,
+      buildInfo,
+      dataVersion: hangar.database.changes,
+      urls,
+      authority: publicPart(authority),
+      host: () => ({ ...network.current(), httpsPort: ports.https, mdns: advertisement?.active ?? false }),
+      consoleDir: options.consoleDir === undefined ? findConsoleBuild() : options.consoleDir,
+    });
     await app.listen({ host: config.host, port: config.port });
     ports.http = (app.server.address() as AddressInfo).port;
     if (config.httpsPort !== null) {
@@ -236,10 +251,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
           ipv6: config.host === '::',
         },
         logger,
-      ).catch((error: unknown) => {
-        logger.warn({ err: error }, 'not advertising on the LAN (mDNS)');
-        return null;
-      })
+      ).then(
+        (started) => (advertisement = started),
+        (error: unknown) => {
+          logger.warn({ err: error }, 'not advertising on the LAN (mDNS)');
+          return null;
+        },
+      )
     : Promise.resolve(null);
   function advertisedUrls() {
     const u = urls();

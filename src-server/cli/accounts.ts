@@ -61,6 +61,21 @@ export async function userCreate(config: ServerConfig, values: Values): Promise<
   });
 }
 
+/** Sets a user's console password from standard input (e.g. for the first admin, made with a token only). */
+export async function userPassword(config: ServerConfig, values: Values): Promise<number> {
+  if (!values.user) throw new UsageError('--user NAME is required');
+  const password = await readStdin();
+  if (password.length < 8 || password.length > 128) throw new UsageError('the password (on standard input) must have 8 to 128 characters');
+  return withHangar(config, async ({ domain }) => {
+    const user = domain.users.findByUsername(values.user!);
+    if (!user) throw new UsageError(`no user named "${values.user}"`);
+    await domain.users.update(user.id, { password }).catch(describe);
+    domain.sessions.signOutEverywhere(user.id);
+    process.stdout.write(`Password of ${user.username} set; their console sessions were ended.\n`);
+    return 0;
+  });
+}
+
 export async function userList(config: ServerConfig): Promise<number> {
   return withHangar(config, async ({ domain }) => {
     const rows = domain.users.list().map((u) => [String(u.id), u.username, u.email, u.role, u.lockedAt ? 'locked' : '']);

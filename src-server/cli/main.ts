@@ -5,7 +5,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, resolveConfig, type ConfigFlags } from '../config/config.ts';
 import { serve } from './serve.ts';
-import { tokenCreate, userCreate, userList } from './accounts.ts';
+import { tokenCreate, userCreate, userList, userPassword } from './accounts.ts';
 import { UsageError } from './errors.ts';
 
 export const USAGE = `Usage: hangar <command> [options]
@@ -14,6 +14,7 @@ Commands:
   serve                      run the server (stops cleanly on SIGTERM/SIGINT)
   user create                create a user
   user list                  list users
+  user password --user NAME  set a user's console password (read from standard input)
   token create --user NAME   create a personal access token (printed once)
   help                       show this text
 
@@ -91,6 +92,8 @@ async function main(argv: string[]): Promise<number> {
       return userCreate(config, values);
     case 'user list':
       return userList(config);
+    case 'user password':
+      return userPassword(config, values);
     case 'token create':
       return tokenCreate(config, values);
     default:

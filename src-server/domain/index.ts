@@ -15,9 +15,11 @@ import { createDebugFileService } from './debug-files.ts';
 import { createDeviceService } from './devices.ts';
 import { createReleaseService } from './releases.ts';
 import { createSchemeService } from './schemes.ts';
+import { createSessionService } from './sessions.ts';
 import { newTokenValue } from './secrets.ts';
 import { createTokenService } from './tokens.ts';
 import { createUploadService } from './uploads.ts';
+import { createUsageService } from './usage.ts';
 import { createUserService } from './users.ts';
 import { createVisitService } from './visits.ts';
 import { createWebhookService } from './webhooks.ts';
@@ -25,6 +27,7 @@ import { createWebhookService } from './webhooks.ts';
 export function createDomain(ctx: DomainContext) {
   const users = createUserService(ctx);
   const tokens = createTokenService(ctx);
+  const sessions = createSessionService(ctx);
   const apps = createAppService(ctx);
   const schemes = createSchemeService(ctx, apps);
   const channels = createChannelService(ctx, apps, schemes);
@@ -35,7 +38,8 @@ export function createDomain(ctx: DomainContext) {
   const visits = createVisitService(ctx.secret, ctx.now);
   const webhooks = createWebhookService(ctx, { apps, channels });
   const debugFiles = createDebugFileService(ctx, { apps, channels });
-  return { ctx, users, tokens, apps, schemes, channels, collaborators, devices, releases, uploads, visits, webhooks, debugFiles };
+  const usage = createUsageService(ctx);
+  return { ctx, users, tokens, sessions, usage, apps, schemes, channels, collaborators, devices, releases, uploads, visits, webhooks, debugFiles };
 }
 
 export type Domain = ReturnType<typeof createDomain>;

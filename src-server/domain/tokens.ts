@@ -12,10 +12,13 @@ import { hashToken, newTokenValue, tokenDisplayPrefix } from './secrets.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** How a caller proved who they are: an API token, or a console session (sessions.ts). */
+export type Credential = { kind: 'token'; id: number } | { kind: 'session'; id: number };
+
 export interface Authenticated {
   actor: Actor;
   user: User;
-  token: ApiToken;
+  credential: Credential;
 }
 
 export function createTokenService(ctx: DomainContext) {
@@ -37,7 +40,7 @@ export function createTokenService(ctx: DomainContext) {
       if (row.token.lastUsedAt === null || now - row.token.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
         db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.token.id)).run();
       }
-      return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, token: row.token };
+      return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, credential: { kind: 'token', id: row.token.id } };
     },
 
     /**
@@ -47,7 +50,7 @@ export function createTokenService(ctx: DomainContext) {
     recheck(tokenId: number): Authenticated | null {
       const row = db.select({ token: apiTokens, user: users }).from(apiTokens).innerJoin(users, eq(users.id, apiTokens.userId)).where(eq(apiTokens.id, tokenId)).get();
       if (!row || row.user.lockedAt !== null || (row.token.expiresAt !== null && row.token.expiresAt <= ctx.now())) return null;
-      return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, token: row.token };
+      return { actor: { userId: row.user.id, role: row.user.role }, user: row.user, credential: { kind: 'token', id: row.token.id } };
     },
 
     /** Creates a token; the returned value is the only time it is ever available. */

@@ -13,11 +13,14 @@
  * for the target.
  *
  * Tokens are read from, in this order: `Authorization: Bearer`, the `token` query parameter, and a
- * `token` field of a JSON or form body (R2).
+ * `token` field of a JSON or form body (R2). Without one, a console session cookie (browser sign-in,
+ * domain/sessions.ts) is the credential; requests that change something must then also carry the
+ * session's CSRF token in `X-CSRF-Token`, which another site cannot read.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Domain } from '../domain/index.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import { SESSION_COOKIE } from '../domain/sessions.ts';
 import type { AppAction, GlobalAction } from '../domain/policy.ts';
 import { mayGlobally, mayOnApp } from '../domain/policy.ts';
 import type { Authenticated } from '../domain/tokens.ts';
@@ -95,6 +98,9 @@ function tokenOf(request: FastifyRequest): string | null {
   return null;
 }
 
+/** Methods that change nothing: a session needs no CSRF token for them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** A validated path id (a number by now: validation has run). */
 function idParam(request: FastifyRequest, name: string): number {
   const id = (request.params as Record<string, unknown>)[name];
@@ -138,18 +144,29 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
     }
   });
 
-  /** 401 without a valid token, 403 for a locked user or a global role that is not enough. */
+  /** The caller by token, else by console session (with its CSRF token on unsafe methods); null: neither. */
+  function caller(request: FastifyRequest): Authenticated | null {
+    const token = tokenOf(request);
+    if (token !== null) return domain.tokens.authenticate(token);
+    const cookie = request.cookies[SESSION_COOKIE];
+    if (!cookie) return null;
+    const auth = domain.sessions.authenticate(cookie);
+    const csrf = request.headers['x-csrf-token'];
+    if (!SAFE_METHODS.has(request.method) && !domain.sessions.checkCsrf(auth.session, typeof csrf === 'string' ? csrf : undefined)) {
+      throw new ForbiddenError('Missing or wrong CSRF token (X-CSRF-Token)');
+    }
+    return auth;
+  }
+
+  /** 401 without a valid token or session, 403 for a locked user or a global role that is not enough. */
   function authenticate(request: FastifyRequest): void {
     const rule = request.routeOptions.config.access;
     if (!rule || rule.kind === 'public') return;
 
-    const token = tokenOf(request);
-    if (rule.kind === 'deferred') {
-      if (token !== null) request.auth = domain.tokens.authenticate(token);
-      return;
-    }
-    if (token === null) throw new UnauthorizedError();
-    request.auth = domain.tokens.authenticate(token);
+    // deferred: a token may still come in the body; the handler decides once it has read it
+    request.auth = caller(request);
+    if (rule.kind === 'deferred') return;
+    if (request.auth === null) throw new UnauthorizedError();
     if (rule.kind === 'global' && !mayGlobally(request.auth.actor, rule.action)) throw new ForbiddenError();
   }
 

@@ -1,7 +1,8 @@
 /**
  * Every error leaves as JSON `{"error": "...", "entry"?: {...}}` (R3), with one status per cause:
  * 400 malformed body, 401/403 credentials and rights, 404 unknown thing or path, 409 conflict with
- * the current state, 413 too large, 415 unsupported body type, 422 invalid input, 503 busy,
+ * the current state, 413 too large, 415 unsupported body type, 422 invalid input, 429 too many
+ * attempts (with Retry-After), 503 busy,
  * 507 disk full, 500 for our own bugs (logged; the body says nothing of internals).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +22,17 @@ export class BadRequestError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BadRequestError';
+  }
+}
+
+/** Too many attempts from one client (rate limits): 429 with Retry-After. */
+export class TooManyRequestsError extends Error {
+  readonly statusCode = 429;
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.name = 'TooManyRequestsError';
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -45,6 +57,7 @@ function map(error: FastifyError): Mapped {
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: error.message } };
   if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
   if (error instanceof ConflictError) return { status: 409, body: { error: error.message } };
+  if (error instanceof TooManyRequestsError) return { status: 429, body: { error: error.message }, headers: { 'retry-after': String(error.retryAfterSeconds) } };
 
   const code = (error as { code?: string }).code;
   switch (code) {

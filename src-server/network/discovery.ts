@@ -56,6 +56,8 @@ export interface DiscoveryOptions {
 export type AdvertisedUrls = Pick<DiscoveryOptions, 'baseUrl' | 'secureBaseUrl'>;
 
 export interface Advertisement {
+  /** true while the service is announced on the LAN (false for the stand-in when discovery cannot work) */
+  readonly active: boolean;
   /** Changes the TXT record when the URLs changed; announced at once, without probing again. */
   update(next: AdvertisedUrls): Promise<void>;
   /** Withdraws the service and releases the sockets. Idempotent. */
@@ -63,7 +65,7 @@ export interface Advertisement {
 }
 
 /** What advertise() returns when discovery cannot work. */
-const NOT_ADVERTISING: Advertisement = { update: async () => {}, stop: async () => {} };
+const NOT_ADVERTISING: Advertisement = { active: false, update: async () => {}, stop: async () => {} };
 
 /** "Hangar on <this machine's name, without its domain>". */
 export function instanceName(host: string = hostname()): string {
@@ -226,6 +228,9 @@ async function startResponder(options: DiscoveryOptions, restrictions: Restricti
   let current: AdvertisedUrls = { baseUrl: options.baseUrl, secureBaseUrl: options.secureBaseUrl };
   let stopping: Promise<void> | null = null;
   return {
+    get active() {
+      return stopping === null;
+    },
     async update(next) {
       if (stopping || (next.baseUrl === current.baseUrl && next.secureBaseUrl === current.secureBaseUrl)) return;
       try {

@@ -5,6 +5,7 @@ import type { BuildInfo } from '../config/build-info.ts';
 import type { ServerConfig } from '../config/config.ts';
 import type { Domain } from '../domain/index.ts';
 import type { UserDefaults } from '../domain/user-settings.ts';
+import type { LanAddress } from '../network/addresses.ts';
 import type { Urls } from '../network/urls.ts';
 import type { CertificateAuthority } from '../tls/authority.ts';
 
@@ -27,6 +28,18 @@ export interface RouteDeps {
   dataVersion: () => number;
   /** the installation's certificate authority: what devices install to trust Hangar's HTTPS */
   authority: CertificateAuthority;
+  /** where the server runs now (server.ts): LAN addresses, HTTPS, discovery */
+  host: () => HostStatus;
+}
+
+export interface HostStatus {
+  addresses: LanAddress[];
+  /** the address absolute URLs use */
+  primary: string;
+  /** null: HTTPS is off */
+  httpsPort: number | null;
+  /** advertising on the LAN (mDNS) right now */
+  mdns: boolean;
 }
 
 export const OK = { mesage: 'OK' } as const;

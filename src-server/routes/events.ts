@@ -37,7 +37,7 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       produces: ['text/event-stream'],
     },
     handler: async (request, reply) => {
-      const tokenId = authOf(request).token.id;
+      const { credential } = authOf(request);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -50,10 +50,11 @@ export function eventRoutes(api: Api, { domain }: RouteDeps): void {
       res.write('retry: 3000\n: connected\n\n');
       open.add(res);
 
-      // The stream outlives the request: its token is checked again on every event and heartbeat, so
-      // revoking it, its expiry or locking its user ends the stream, and role changes apply at once.
+      // The stream outlives the request: its token (or console session) is checked again on every
+      // event and heartbeat, so revoking it, its expiry, signing out or locking its user ends the
+      // stream, and role changes apply at once.
       const caller = () => {
-        const current = domain.tokens.recheck(tokenId);
+        const current = credential.kind === 'token' ? domain.tokens.recheck(credential.id) : domain.sessions.recheck(credential.id);
         if (!current) res.end();
         return current?.actor ?? null;
       };

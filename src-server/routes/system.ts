@@ -1,11 +1,13 @@
-/** The running build and its health (public). */
+/** The running build and its health (public), and where the server runs (for consoles). */
+import { statfs } from 'node:fs/promises';
 import Type from 'typebox';
 import { access } from '../http/access.ts';
 import type { Api, RouteDeps } from './deps.ts';
+import { errors } from './schemas.ts';
 
 const tags = ['System'];
 
-export function systemRoutes(api: Api, { buildInfo, dataVersion }: RouteDeps): void {
+export function systemRoutes(api: Api, { buildInfo, dataVersion, config, domain, urls, host, authority }: RouteDeps): void {
   api.get('/api/version', {
     config: { access: access.public() },
     schema: {
@@ -38,6 +40,56 @@ export function systemRoutes(api: Api, { buildInfo, dataVersion }: RouteDeps): v
         reply.code(503);
         return { healthy: false as const, error: 'database unavailable' };
       }
+    },
+  });
+
+  api.get('/api/server', {
+    config: { access: access.signedIn() },
+    schema: {
+      tags,
+      summary: 'Where the server runs',
+      description:
+        'For consoles: the URLs devices use, the LAN addresses, HTTPS and mDNS, the certificate authority devices must trust, and storage ' +
+        '(bytes of the binaries and symbols kept, and the free and total space of the disk holding the data folder).',
+      response: {
+        200: Type.Object({
+          version: Type.String(),
+          base_url: Type.String(),
+          secure_base_url: Type.String(),
+          https_port: Type.Union([Type.Integer(), Type.Null()]),
+          primary: Type.String({ description: 'the LAN address absolute URLs use' }),
+          addresses: Type.Array(Type.Object({ interface: Type.String(), address: Type.String(), family: Type.String() })),
+          mdns: Type.Boolean({ description: 'advertised on the LAN as _hangar._tcp' }),
+          ca: Type.Object({ common_name: Type.String(), fingerprint256: Type.String(), not_after: Type.String() }),
+          storage: Type.Object({
+            files_bytes: Type.Integer({ description: 'binaries and symbols kept, in all' }),
+            releases_bytes: Type.Integer(),
+            debug_files_bytes: Type.Integer(),
+            free_bytes: Type.Integer({ description: 'free space of the disk holding the data folder' }),
+            total_bytes: Type.Integer(),
+          }),
+        }),
+        ...errors(401, 403),
+      },
+    },
+    handler: async () => {
+      const now = host();
+      const u = urls();
+      const disk = await statfs(config.dataDir);
+      const stored = domain.usage.storedBytes();
+      return {
+        version: buildInfo.version,
+        base_url: u.base,
+        secure_base_url: u.secureBase,
+        https_port: now.httpsPort,
+        primary: now.primary,
+        addresses: now.addresses,
+        mdns: now.mdns,
+        ca: { common_name: authority.commonName, fingerprint256: authority.fingerprint256, not_after: authority.notAfter.toISOString() },
+        storage: {
+          files_bytes: stored.releases + stored.debugFiles,
+          releases_bytes: stored.releases, debug_files_bytes: stored.debugFiles, free_bytes: disk.bavail * disk.bsize, total_bytes: disk.blocks * disk.bsize },
+      };
     },
   });
 }

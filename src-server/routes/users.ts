@@ -118,6 +118,11 @@ export function userRoutes(api: Api, { domain, userDefaults }: RouteDeps): void 
       handler: async (request) => {
         if (method === 'put') requirePasswordInExtended(request, request.body);
         const user = await domain.users.update(request.params.id, toInput(request.body));
+        // a new password ends the user's console sessions (but the one making the change)
+        if (request.body.password) {
+          const { credential } = authOf(request);
+          domain.sessions.signOutEverywhere(user.id, credential.kind === 'session' ? credential.id : null);
+        }
         return userBody(user, request.shape, userDefaults);
       },
     });

@@ -67,6 +67,26 @@ export const apiTokens = sqliteTable(
   (t) => [uniqueIndex('api_tokens_token_hash_unique').on(t.tokenHash), index('api_tokens_user_id_idx').on(t.userId)],
 );
 
+/** Console sign-ins from a browser (/console): one row per signed-in browser, found by cookie. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the cookie's value, hex; the value itself lives only in the browser */
+    tokenHash: text('token_hash').notNull(),
+    /** the browser, as its User-Agent named itself (shown to the user; never trusted) */
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+    /** sliding: moved forward as the session is used, never past createdAt + the absolute limit */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_unique').on(t.tokenHash), index('sessions_user_id_idx').on(t.userId)],
+);
+
 export const apps = sqliteTable(
   'apps',
   {

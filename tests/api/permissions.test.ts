@@ -184,7 +184,7 @@ interface RouteCase {
   route: string;
   row: RowName;
   /** the status of a successful call */
-  success: 200 | 201 | 202 | 302;
+  success: 200 | 201 | 202 | 204 | 302;
   /** builds a valid request for this actor (fresh targets where the call changes state) */
   request?: (actor: ActorName) => Promise<Request>;
   /** the answer is an endless stream: only its status is read */
@@ -220,6 +220,11 @@ const MATRIX: RouteCase[] = [
     request: async () => ({ query: { channel_key: shared.channel.key, release_version: '1.0', build_version: '1' } }),
   },
   { route: 'GET /api/events', row: 'signedIn', success: 200, stream: true },
+  // console sign-in: anyone may try (a real user's password here); the rest by token as well
+  { route: 'POST /api/session', row: 'public', success: 200, request: async () => ({ json: { login: third.username, password: 'correct horse battery' } }) },
+  { route: 'GET /api/session', row: 'signedIn', success: 200 },
+  { route: 'DELETE /api/session', row: 'signedIn', success: 204 },
+  { route: 'GET /api/server', row: 'signedIn', success: 200 },
 
   // signed in
   { route: 'GET /api/apps', row: 'signedIn', success: 200 },

@@ -1,5 +1,5 @@
 /**
- * `hangar user create|list`, `hangar token create`, `hangar help` and unknown commands, run as real
+ * `hangar user create|list|password`, `hangar token create`, `hangar help` and unknown commands, run as real
  * processes against a data directory (and, for tokens, against a server on the same directory).
  */
 import { existsSync } from 'node:fs';
@@ -112,6 +112,35 @@ describe('hangar user list', () => {
     const col = lines[0]!.indexOf('USERNAME');
     for (const line of lines.slice(1)) expect(line.slice(col)).toMatch(/^(admin|alice) /);
     expect(run.stdout).not.toContain(ADMIN);
+  });
+});
+
+describe('hangar user password', () => {
+  it("sets the first admin's console password from stdin, and the console sign-in then works", async () => {
+    const data = await tempDir();
+    const password = 'Lab-Console-Passphrase-7';
+    const run = await runCli(['user', 'password', '--data', data, '--user', 'admin'], { env, stdin: `${password}\n` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('Password of admin set; their console sessions were ended.\n');
+    expect(run.stdout + run.stderr).not.toContain(password);
+    expect(await verifyPassword(password, userRow(data, 'admin')!.password_hash!)).toBe(true);
+
+    const server = await startServe(['--host', '127.0.0.1', '--port', '0', '--data', data], { env });
+    const signIn = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password }) });
+    expect(signIn.status).toBe(200);
+    expect((await server.proc.stop()).code).toBe(0);
+  });
+
+  it('refuses a short password or an unknown user (exit 2), changing nothing', async () => {
+    const data = await tempDir();
+    expect((await createAlice(data)).code).toBe(0);
+    const before = snapshot(data);
+    for (const [args, stdin] of [[['--user', 'alice'], 'short\n'], [['--user', 'nobody'], 'long enough passphrase\n'], [[], 'long enough passphrase\n']] as const) {
+      const run = await runCli(['user', 'password', '--data', data, ...args], { env, stdin });
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toMatch(/^hangar: \S/);
+    }
+    expect(snapshot(data)).toBe(before);
   });
 });
 
