@@ -68,6 +68,12 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Slow or stalled clients (see ServerConfig.timeouts): a connection idle that long is closed
+    // (server.ts spares one whose request is being worked on); the request head has its own limit,
+    // looked at every second; a whole request has none, so a slow 1 GB upload that keeps moving is fine.
+    connectionTimeout: config.timeouts.idleMs,
+    requestTimeout: 0,
+    http: { headersTimeout: config.timeouts.headersMs, connectionsCheckingInterval: Math.min(1000, config.timeouts.headersMs) },
     trustProxy: false,
     frameworkErrors,
     logController: new AccessLog(),

@@ -4,7 +4,7 @@
  * the API, and stop cleanly.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
@@ -16,6 +16,7 @@ import { readBuildInfo, type BuildInfo } from './config/build-info.ts';
 import type { ServerConfig } from './config/config.ts';
 import { EventBus } from './domain/events.ts';
 import { createDomain, ensureFirstAdmin, type Domain, type FirstStart } from './domain/index.ts';
+import { closeStalledConnections } from './http/idle-connections.ts';
 import { createLogger } from './http/logging.ts';
 import { startWebhookDelivery, type WebhookDeliveryOptions } from './jobs/webhook-delivery.ts';
 import { advertise, instanceName, type Advertisement } from './network/discovery.ts';
@@ -51,7 +52,7 @@ export interface OpenOptions {
 
 export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initialAdminToken'>, options: OpenOptions = {}): Promise<Hangar> {
   const now = options.now ?? Date.now;
-  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await writableDataDirectory(config.dataDir);
   const database = openDatabase(join(config.dataDir, DATABASE_FILE));
   try {
     const files = options.fileStore ? options.fileStore(config.dataDir) : new FileStore(config.dataDir);
@@ -66,6 +67,19 @@ export async function openHangar(config: Pick<ServerConfig, 'dataDir' | 'initial
   } catch (error) {
     database.close();
     throw error;
+  }
+}
+
+/** Makes the data folder if needed and proves it writable, with a message that names it when not. */
+async function writableDataDirectory(dir: string): Promise<void> {
+  const probe = join(dir, `.write-check-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(probe, '');
+    await unlink(probe);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`the data folder ${dir} is not writable (${code === 'EROFS' ? 'read-only file system' : code}); Hangar keeps its database and builds there`, { cause: error });
   }
 }
 
@@ -182,11 +196,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       host: () => ({ ...network.current(), httpsPort: ports.https, mdns: advertisement?.active ?? false }),
       consoleDir: options.consoleDir === undefined ? findConsoleBuild() : options.consoleDir,
     });
+    closeStalledConnections(app.server, logger);
     await app.listen({ host: config.host, port: config.port });
     ports.http = (app.server.address() as AddressInfo).port;
     if (config.httpsPort !== null) {
       certificates = await openServerCertificates(config.dataDir, authority, certificateNames(config, network.current()), now);
       https = await listenHttps(app, certificates.current(), config.host, config.httpsPort);
+      closeStalledConnections(https, logger);
       ports.https = (https.address() as AddressInfo).port;
     }
   } catch (error) {
@@ -328,9 +344,12 @@ async function listenHttps(app: HangarApp, certificate: ServerCertificate, host:
       keepAliveTimeout: app.server.keepAliveTimeout,
       headersTimeout: app.server.headersTimeout,
       requestTimeout: app.server.requestTimeout,
+      // (set by Node from the server's options, missing from its typings)
+      connectionsCheckingInterval: (app.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval,
     },
     (request, response) => app.routing(request, response),
   );
+  server.setTimeout(app.server.timeout);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host, port }, () => {

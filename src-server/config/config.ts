@@ -46,6 +46,12 @@ export interface ServerConfig {
   maxUploadBytes: number | null;
   /** what a debug-symbol zip may hold (zip-bomb guards): its entries inflated together, and how many */
   symbolLimits: { maxUncompressedBytes: number; maxEntries: number };
+  /**
+   * Time limits for slow or stalled clients. `idleMs`: a connection on which no byte moves either way
+   * for this long is closed (a stalled upload or download frees its slot; a slow one that keeps moving
+   * is never cut). `headersMs`: the request line and headers must have arrived within this (slowloris).
+   */
+  timeouts: { idleMs: number; headersMs: number };
 }
 
 export interface ConfigFlags {
@@ -146,6 +152,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     maxUncompressedBytes: wholeNumber(env.HANGAR_MAX_SYMBOLS_UNCOMPRESSED_MB, 'HANGAR_MAX_SYMBOLS_UNCOMPRESSED_MB', 4096) * 1024 * 1024,
     maxEntries: wholeNumber(env.HANGAR_MAX_SYMBOLS_ENTRIES, 'HANGAR_MAX_SYMBOLS_ENTRIES', 10_000),
   };
+  const timeouts = {
+    idleMs: wholeNumber(env.HANGAR_IDLE_TIMEOUT_S, 'HANGAR_IDLE_TIMEOUT_S', 60) * 1000,
+    headersMs: wholeNumber(env.HANGAR_HEADERS_TIMEOUT_S, 'HANGAR_HEADERS_TIMEOUT_S', 20) * 1000,
+  };
 
   const initialAdminToken = env.HANGAR_ADMIN_TOKEN || null;
   if (initialAdminToken !== null && initialAdminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -169,5 +179,6 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     shutdownTimeoutMs: 4500,
     maxUploadBytes,
     symbolLimits,
+    timeouts,
   };
 }

@@ -82,6 +82,9 @@ function map(error: FastifyError): Mapped {
     case 'SQLITE_FULL':
     case 'ENOSPC':
       return { status: 507, body: { error: 'The server is out of disk space' } };
+    case 'EROFS':
+    case 'SQLITE_READONLY':
+      return { status: 507, body: { error: "The server cannot write to its data folder (read-only); ask its operator" } };
   }
   if (code === 'HANGAR_MALFORMED_UNICODE') return { status: 400, body: { error: error.message } };
   // JSON.parse failures surface as SyntaxError with status 400
