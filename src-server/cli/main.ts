@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, resolveConfig, type ConfigFlags } from '../config/config.ts';
 import { serve } from './serve.ts';
 import { tokenCreate, userCreate, userList, userPassword } from './accounts.ts';
+import { backup, restore } from './backup.ts';
 import { UsageError } from './errors.ts';
 
 export const USAGE = `Usage: hangar <command> [options]
@@ -16,6 +17,8 @@ Commands:
   user list                  list users
   user password --user NAME  set a user's console password (read from standard input)
   token create --user NAME   create a personal access token (printed once)
+  backup --to PATH           write a backup of the data directory to a new folder (server may run)
+  restore --from PATH        restore a backup into an empty or new data directory
   help                       show this text
 
 Options of every command (environment variable in brackets):
@@ -42,6 +45,13 @@ user create:
 
 token create:
   --user NAME [--name LABEL] [--expires-in-days N]
+
+backup:
+  --to PATH                  a new folder: the database, the files its rows name, secret.key and
+                             tls/ (secrets: written readable by you only), and hangar-backup.json
+restore:
+  --from PATH                a folder written by "hangar backup"; every file is checked first
+  [--force]                  move a data directory that is not empty aside instead of refusing
 `;
 
 const options = {
@@ -62,6 +72,9 @@ const options = {
   user: { type: 'string' },
   name: { type: 'string' },
   'expires-in-days': { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
@@ -96,6 +109,10 @@ async function main(argv: string[]): Promise<number> {
       return userPassword(config, values);
     case 'token create':
       return tokenCreate(config, values);
+    case 'backup':
+      return backup(config, values);
+    case 'restore':
+      return restore(config, values);
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }

@@ -7,9 +7,13 @@
  * `file_deletions` inside the same transaction that deletes the rows, and removed from disk once it
  * has committed. A crash in between leaves the queue, which `drainDeletions` finishes at the next
  * start. So a file never disappears while its row stays, and no file outlives its row for long.
+ *
+ * While `hangar backup` runs it holds `<data>/backup.lock`: the queue is then left alone, so that every
+ * file its database snapshot names stays on disk until copied (see ./backup.ts, which drains the queue
+ * when it is done). A lock whose process is gone does not count.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { asc, eq } from 'drizzle-orm';
@@ -18,6 +22,26 @@ import { fileDeletions } from './schema.ts';
 
 /** A transaction or the database itself: both run drizzle queries. */
 type Queryable = Pick<Db, 'insert' | 'select' | 'delete'>;
+
+/** Held (as `{"pid": N}`) by a running backup of the data directory. */
+export const BACKUP_LOCK_FILE = 'backup.lock';
+
+/** The process id of the backup running on this data directory, or null when none is. */
+export function backupLockHolder(dataDir: string): number | null {
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(readFileSync(join(dataDir, BACKUP_LOCK_FILE), 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    return null; // no lock, or one torn by a crash while it was written
+  }
+  if (!Number.isInteger(pid) || (pid as number) <= 0) return null;
+  try {
+    process.kill(pid as number, 0);
+    return pid as number;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? (pid as number) : null;
+  }
+}
 
 export class FileStore {
   readonly dataDir: string;
@@ -96,8 +120,14 @@ export class FileStore {
       .run();
   }
 
-  /** Remove queued paths from disk; returns how many were done. Safe to run at any time. */
+  /**
+   * Remove queued paths from disk; returns how many were done. Safe to run at any time. Does nothing
+   * while a backup runs: the lock is looked at after the caller's transaction has committed and in the
+   * same synchronous step as the queue is read, so what is removed was deleted before the backup's
+   * snapshot began.
+   */
   async drainDeletions(db: Queryable): Promise<number> {
+    if (backupLockHolder(this.dataDir) !== null) return 0;
     const queued = db.select().from(fileDeletions).orderBy(asc(fileDeletions.id)).all();
     let done = 0;
     for (const item of queued) {

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from './database.ts';
-import type { FileStore } from './files.ts';
+import { backupLockHolder, type FileStore } from './files.ts';
 import { channels, debugFiles, releases } from './schema.ts';
 
 export interface SweepReport {
@@ -33,8 +33,12 @@ export async function sweepDataDirectory(db: Db, files: FileStore): Promise<Swee
   const releaseIds = new Set(db.select({ id: releases.id }).from(releases).all().map((r) => String(r.id)));
   const debugFileIds = new Set(db.select({ id: debugFiles.id }).from(debugFiles).all().map((r) => String(r.id)));
   const root = join('files', 'channels');
+  // A backup running now may still be copying files whose rows are gone since its snapshot: orphans
+  // stay (like queued deletions) until a start without one.
+  const backupRunning = backupLockHolder(files.dataDir) !== null;
 
   const orphan = async (relativePath: string) => {
+    if (backupRunning) return;
     await rm(files.resolve(relativePath), { recursive: true, force: true });
     report.orphansRemoved.push(relativePath);
   };
