@@ -16,6 +16,13 @@
  * `token` field of a JSON or form body (R2). Without one, a console session cookie (browser sign-in,
  * domain/sessions.ts) is the credential; requests that change something must then also carry the
  * session's CSRF token in `X-CSRF-Token`, which another site cannot read.
+ *
+ * Guessing tokens is slowed: after TOKEN_FAILURES.max unknown or expired tokens from one client in
+ * the window, every request of that client that carries a token gets 429 with Retry-After until the
+ * window ends, valid tokens included (else the answer would still tell a good guess from a bad one).
+ * The limit trips with one warning in the log (the client, never the token). Loopback callers are
+ * counted and logged but never refused: they are this machine (the desktop console, local scripts,
+ * a reverse proxy in front), and one of them must not lock the others out.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Domain } from '../domain/index.ts';
@@ -24,6 +31,8 @@ import { SESSION_COOKIE } from '../domain/sessions.ts';
 import type { AppAction, GlobalAction } from '../domain/policy.ts';
 import { mayGlobally, mayOnApp } from '../domain/policy.ts';
 import type { Authenticated } from '../domain/tokens.ts';
+import { TooManyRequestsError } from './errors.ts';
+import { clientOf, failureCounter, TOKEN_FAILURE_CLIENTS, TOKEN_FAILURES, type FailureCounter } from './failure-counter.ts';
 
 export type Access =
   /** anyone; `channel_key` routes are public too and check their key themselves (R2) */
@@ -58,6 +67,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** every /api route with its access rule, as "METHOD /api/path/:param" -> rule */
     accessRules: Map<string, Access>;
+    /** failed token authentications per client (the brute-force limit) */
+    tokenFailures: FailureCounter;
   }
   interface FastifyRequest {
     /** the authenticated caller; set by the access hook on every route that is not public */
@@ -78,8 +89,36 @@ export function authOf(request: FastifyRequest): Authenticated {
 export function authenticateDeferred(request: FastifyRequest, domain: Domain, formToken: string | undefined): Authenticated {
   if (request.auth) return request.auth;
   if (!formToken) throw new UnauthorizedError();
-  request.auth = domain.tokens.authenticate(formToken);
+  request.auth = authenticateToken(request, domain, formToken);
   return request.auth;
+}
+
+function isLoopback(ip: string): boolean {
+  return /^(::ffff:)?127\./i.test(ip) || ip === '::1';
+}
+
+/** A caller by token, refused with 429 while its client is over the limit; failures are counted. */
+function authenticateToken(request: FastifyRequest, domain: Domain, token: string): Authenticated {
+  const failures = request.server.tokenFailures;
+  const client = clientOf(request.ip);
+  const loopback = isLoopback(request.ip);
+  const waitMs = loopback ? 0 : failures.waitOf(client);
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new TooManyRequestsError(`Too many failed token authentications from this address; try again in ${seconds} seconds`, seconds);
+  }
+  try {
+    return domain.tokens.authenticate(token);
+  } catch (error) {
+    if (error instanceof UnauthorizedError) {
+      const count = failures.fail(client);
+      if (count === TOKEN_FAILURES.max) {
+        const message = loopback ? 'too many failed token authentications from this machine (loopback is not limited)' : 'too many failed token authentications: the client must wait';
+        request.log.warn({ client: request.ip, failures: count, refused: !loopback }, message);
+      }
+    }
+    throw error;
+  }
 }
 
 function tokenOf(request: FastifyRequest): string | null {
@@ -112,6 +151,7 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
   app.decorateRequest('auth', null);
   const rules = new Map<string, Access>();
   app.decorate('accessRules', rules);
+  app.decorate('tokenFailures', failureCounter({ ...TOKEN_FAILURES, capacity: TOKEN_FAILURE_CLIENTS }, domain.ctx.now));
 
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
@@ -147,7 +187,7 @@ export function installAccessControl(app: FastifyInstance, domain: Domain, optio
   /** The caller by token, else by console session (with its CSRF token on unsafe methods); null: neither. */
   function caller(request: FastifyRequest): Authenticated | null {
     const token = tokenOf(request);
-    if (token !== null) return domain.tokens.authenticate(token);
+    if (token !== null) return authenticateToken(request, domain, token);
     const cookie = request.cookies[SESSION_COOKIE];
     if (!cookie) return null;
     const auth = domain.sessions.authenticate(cookie);

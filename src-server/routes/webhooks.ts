@@ -76,7 +76,8 @@ const DeliveryParams = Type.Object({ id: Id, delivery_id: Id });
  */
 async function eventsAsList(request: FastifyRequest): Promise<void> {
   const body = request.body as Record<string, unknown> | undefined;
-  if (body && FORM_BODY in body && typeof body.events === 'string') {
+  // a JSON body may be any value: only an object can be a form's
+  if (body !== null && typeof body === 'object' && FORM_BODY in body && typeof body.events === 'string') {
     body.events = body.events
       .split(',')
       .map((event) => event.trim())
