@@ -15,6 +15,7 @@ import type { Domain } from './domain/index.ts';
 import type { CertificateAuthority } from './tls/authority.ts';
 import { installAccessControl } from './http/access.ts';
 import { installContentTypes } from './http/content-types.ts';
+import { MAX_FIELD_BYTES } from './http/multipart.ts';
 import { frameworkErrors, installErrorHandling } from './http/errors.ts';
 import { AccessLog } from './http/logging.ts';
 import { DOCS_PREFIX, installOpenApi } from './http/openapi.ts';
@@ -89,7 +90,7 @@ export async function buildApp({ config, domain, logger, buildInfo, dataVersion,
   await app.register(rateLimit, { global: false });
   // Uploads stream their multipart bodies themselves (routes/uploads.ts); busboy's limits guard them.
   await app.register(multipart, {
-    limits: { fileSize: config.maxUploadBytes ?? Infinity, files: 4, fields: 64, fieldSize: 1024 * 1024, parts: 80, headerPairs: 100 },
+    limits: { fileSize: config.maxUploadBytes ?? Infinity, files: 4, fields: 64, fieldSize: MAX_FIELD_BYTES, parts: 80, headerPairs: 100 },
     throwFileSizeLimit: true,
   });
   installContentTypes(app);

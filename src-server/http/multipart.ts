@@ -15,9 +15,13 @@ import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ValidationError } from '../domain/errors.ts';
 import type { Domain } from '../domain/index.ts';
 import { authenticateDeferred } from './access.ts';
 import { BadRequestError } from './errors.ts';
+
+/** The largest text field of a multipart form (busboy's fieldSize, set in app.ts). */
+export const MAX_FIELD_BYTES = 1024 * 1024;
 
 /** The base name of what a client sent as a file name (some send a full Windows or POSIX path). */
 export function baseName(fileName: string): string {
@@ -55,6 +59,8 @@ async function readUploadForm(request: FastifyRequest, domain: Domain, form: Upl
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
+        // busboy cuts a field at its size limit (app.ts): refuse it rather than keep half a value
+        if (part.valueTruncated) throw ValidationError.field(part.fieldname, `is too long (maximum is ${MAX_FIELD_BYTES} bytes)`);
         const value = typeof part.value === 'string' ? part.value : String(part.value ?? '');
         if (value === '' && !options.keepEmpty?.includes(part.fieldname)) continue;
         form.fields[part.fieldname] = value;
