@@ -66,6 +66,22 @@ export function userRoutes(api: Api, { domain, userDefaults }: RouteDeps): void 
     handler: async (request) => userBody(authOf(request).user, request.shape, userDefaults),
   });
 
+  api.patch('/api/users/me', {
+    config: { access: access.signedIn() },
+    schema: {
+      tags,
+      summary: 'Change your own preferences',
+      description: 'Language, appearance and time zone of the signed-in user; any user may change their own. (Username, email, role and password are for user admins: PATCH /api/users/:id.)',
+      body: Type.Object({ locale: Type.Optional(Locale), appearance: Type.Optional(Appearance), timezone: Type.Optional(TimeZone) }),
+      response: { 200: UserBody, ...errors(401, 403, 422) },
+    },
+    handler: async (request) => {
+      const { locale, appearance, timezone } = request.body;
+      const user = await domain.users.update(authOf(request).user.id, { locale, appearance, timezone });
+      return userBody(user, request.shape, userDefaults);
+    },
+  });
+
   api.get('/api/users/search', {
     config: { access: admin },
     schema: {

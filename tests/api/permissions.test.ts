@@ -230,6 +230,7 @@ const MATRIX: RouteCase[] = [
   { route: 'GET /api/apps', row: 'signedIn', success: 200 },
   { route: 'POST /api/apps', row: 'signedIn', success: 201, request: async () => ({ json: { name: unique('Matrix app ') } }) },
   { route: 'GET /api/users/me', row: 'signedIn', success: 200 },
+  { route: 'PATCH /api/users/me', row: 'signedIn', success: 200, request: async () => ({ json: { appearance: 'dark' } }) },
   { route: 'GET /api/users/me/tokens', row: 'signedIn', success: 200 },
   { route: 'POST /api/users/me/tokens', row: 'signedIn', success: 201, request: async () => ({ json: { name: unique('token') } }) },
   {

@@ -150,6 +150,21 @@ describe('users', () => {
   });
 });
 
+describe('PATCH /api/users/me: your own preferences', () => {
+  it('lets any user change their language, appearance and time zone, and nothing else', async () => {
+    const u = await createUser(t, 'member');
+    const res = await u.client.patch('/api/users/me', { locale: 'zh-CN', appearance: 'dark', timezone: 'Europe/Berlin' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ id: u.id, locale: 'zh-CN', appearance: 'dark', timezone: 'Europe/Berlin', role: 'member' });
+    expect((await u.client.get('/api/users/me')).body).toMatchObject({ locale: 'zh-CN', appearance: 'dark' });
+    // a role or another user's fields cannot be changed this way
+    const sneaky = await u.client.patch('/api/users/me', { role: 'admin', username: 'someone-else' });
+    expect(sneaky.status).toBeLessThan(500);
+    expect((await u.client.get('/api/users/me')).body).toMatchObject({ role: 'member', username: u.username });
+    expect((await u.client.patch('/api/users/me', { locale: 'fr' })).status).toBe(422);
+  });
+});
+
 describe('personal access tokens', () => {
   it('shows the value once, stores only its hash, lists without values, revokes', async () => {
     const u = await createUser(t);
