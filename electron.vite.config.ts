@@ -53,6 +53,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(root, 'out/renderer'),
+      // the console is also downloaded by browsers on the LAN (/console): ship it minified
+      minify: true,
       rolldownOptions: {
         input: { index: resolve(root, 'src-renderer/index.html') },
       },
