@@ -1,5 +1,6 @@
-// The Content-Security-Policy of the console in the desktop app. Its page is the app's own
-// (file://); it talks to one server only, the one this app runs on the loopback address, so
+// The Content-Security-Policy of the console in the desktop app. Its page comes from the server this
+// app runs (/console/ on the loopback address), or is the bundled file while the server is not
+// running; it talks to that one server only, so
 // connections (fetch, upload, event stream) and images (release icons) may reach that and nothing
 // else. Set as a response header by src-main/index.ts on top of the <meta> policy in
 // src-renderer/index.html: a page follows both, so the stricter one wins.

@@ -45,9 +45,27 @@ async function startDesktop(): Promise<void> {
   let tray: Tray | null = null;
   let quitting = false;
   const devUrl = devServerUrl();
-  const pageUrl = devUrl ?? pathToFileURL(rendererHtml).href;
+  const filePage = pathToFileURL(rendererHtml).href;
+  /**
+   * Where the console comes from: the server this app runs (/console/, the same origin as the API,
+   * so its calls need no CORS), or the bundled page while the server is not running (it says why and
+   * offers Settings). The dev server when developing.
+   */
+  const consolePage = (): string => {
+    const running = host.running();
+    return devUrl ?? (running ? `${running.localUrl}/console/` : filePage);
+  };
+  const isConsolePage = (url: string | undefined) => isAppPage(url, consolePage()) || isAppPage(url, filePage);
 
-  const host = createServerHost({ settings: settings.get, log, onNewBuild: notify, onStateChange: refreshTray });
+  const host = createServerHost({
+    settings: settings.get,
+    log,
+    onNewBuild: notify,
+    onStateChange: () => {
+      refreshTray();
+      followServer();
+    },
+  });
 
   function createWindow(route: string | null): BrowserWindow {
     const win = new BrowserWindow({
@@ -75,10 +93,23 @@ async function startDesktop(): Promise<void> {
     win.on('closed', () => {
       if (mainWindow === win) mainWindow = null;
     });
-    if (devUrl) void win.loadURL(devUrl + (route ?? ''));
+    load(win, route);
+    return win;
+  }
+
+  function load(win: BrowserWindow, route: string | null): void {
+    const page = consolePage();
+    if (page !== filePage) void win.loadURL(page + (route ?? ''));
     else if (route) void win.loadFile(rendererHtml, { hash: route.replace(/^#/, '') });
     else void win.loadFile(rendererHtml);
-    return win;
+  }
+
+  /** After a pause, resume or restart on another port, the window follows the server. */
+  function followServer(): void {
+    if (devUrl || !mainWindow || quitting) return;
+    const shown = mainWindow.webContents.getURL();
+    const hash = shown.includes('#') ? shown.slice(shown.indexOf('#')) : null;
+    if (!isAppPage(shown, consolePage())) load(mainWindow, hash);
   }
 
   /** Brings the console to the front (making it when there is none), on `route` if given. */
@@ -139,12 +170,12 @@ async function startDesktop(): Promise<void> {
         return picked.canceled ? null : (picked.filePaths[0] ?? null);
       },
     }),
-    (event) => mainWindow !== null && event.sender === mainWindow.webContents && isAppPage(event.senderFrame?.url, pageUrl),
+    (event) => mainWindow !== null && event.sender === mainWindow.webContents && isConsolePage(event.senderFrame?.url),
   );
   // The console's page may reach the server it runs and nothing else (the dev server needs more).
   if (!devUrl) {
     session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
-      if (!isAppPage(details.url, pageUrl)) return callback({});
+      if (!isConsolePage(details.url)) return callback({});
       const policy = contentSecurityPolicy(host.running()?.localUrl ?? null);
       callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [policy] } });
     });

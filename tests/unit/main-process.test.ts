@@ -62,10 +62,12 @@ const fake = vi.hoisted(() => {
     minimized = false;
     openHandler: ((details: { url: string }) => { action: string }) | undefined;
 
-    loadURL = vi.fn(async (_url: string) => {
+    loadURL = vi.fn(async (url: string) => {
+      this.shownUrl = url;
       state.timeline.push('window loads');
     });
-    loadFile = vi.fn(async (_file: string, _options?: { hash?: string }) => {
+    loadFile = vi.fn(async (file: string, options?: { hash?: string }) => {
+      this.shownUrl = `file://${file}${options?.hash ? `#${options.hash}` : ''}`;
       state.timeline.push('window loads');
     });
     show = vi.fn();
@@ -73,8 +75,11 @@ const fake = vi.hoisted(() => {
     focus = vi.fn();
     restore = vi.fn();
     isMinimized = vi.fn(() => this.minimized);
+    /** what the window shows: the last URL or file it was told to load */
+    shownUrl = '';
     webContents = {
       send: vi.fn(),
+      getURL: vi.fn(() => this.shownUrl),
       setWindowOpenHandler: vi.fn((handler: (details: { url: string }) => { action: string }) => {
         this.openHandler = handler;
       }),
@@ -378,8 +383,7 @@ describe('single-instance lock', () => {
     expect(win.show).toHaveBeenCalledTimes(1);
     expect(win.focus).toHaveBeenCalledTimes(1);
     expect(fake.FakeWindow.instances).toHaveLength(1);
-    expect(win.loadFile).toHaveBeenCalledTimes(1); // the first load only
-    expect(win.loadURL).not.toHaveBeenCalled();
+    expect(win.loadURL.mock.calls.length + win.loadFile.mock.calls.length).toBe(1); // the first load only
     expect(win.webContents.send).not.toHaveBeenCalled();
     expect(fake.electron.shell.openExternal).not.toHaveBeenCalled();
   });
@@ -436,7 +440,8 @@ describe('start and stop', () => {
     storeSettings({ port: (taken.address() as { port: number }).port });
     try {
       await loadMain();
-      onlyWindow();
+      // no server to load the console from: the bundled page, which says why and offers Settings
+      expect(onlyWindow().loadFile).toHaveBeenCalledWith(expectedHtml);
       const connection = await (await bridge()).server();
       expect(connection).toMatchObject({ state: 'paused', url: '', token: '' });
       expect(connection.error).toMatch(/EADDRINUSE/);
@@ -504,20 +509,22 @@ describe('main window', () => {
     expect(prefs?.webSecurity).not.toBe(false);
   });
 
-  it('loads the built index.html when packaged, even if ELECTRON_RENDERER_URL is set', async () => {
+  // The console comes from the server (/console/: the API's own origin, so no CORS); the bundled
+  // page only while the server is not running.
+  it('loads the console from the server it runs when packaged, even if ELECTRON_RENDERER_URL is set', async () => {
     vi.stubEnv('ELECTRON_RENDERER_URL', 'http://localhost:5173/');
     await loadMain();
     const win = onlyWindow();
-    expect(win.loadFile).toHaveBeenCalledWith(expectedHtml);
-    expect(win.loadURL).not.toHaveBeenCalled();
+    expect(win.loadURL).toHaveBeenCalledWith(`${(await (await bridge()).server()).url}/console/`);
+    expect(win.loadFile).not.toHaveBeenCalled();
   });
 
-  it('loads the built index.html when unpackaged without a dev server', async () => {
+  it('loads the console from the server when unpackaged without a dev server', async () => {
     fake.state.isPackaged = false;
     await loadMain();
     const win = onlyWindow();
-    expect(win.loadFile).toHaveBeenCalledWith(expectedHtml);
-    expect(win.loadURL).not.toHaveBeenCalled();
+    expect(win.loadURL).toHaveBeenCalledWith(`${(await (await bridge()).server()).url}/console/`);
+    expect(win.loadFile).not.toHaveBeenCalled();
     expect(app.setLoginItemSettings).not.toHaveBeenCalled(); // an unpackaged app never registers itself
   });
 
@@ -649,7 +656,7 @@ describe('notification on a new build', () => {
     onlyWindow().emit('closed');
     fake.FakeNotification.instances[0]!.emit('click');
     expect(fake.FakeWindow.instances).toHaveLength(2);
-    expect(fake.FakeWindow.instances[1]!.loadFile).toHaveBeenCalledWith(expectedHtml, { hash: `/releases/${release.id}` });
+    expect(fake.FakeWindow.instances[1]!.loadURL).toHaveBeenCalledWith(`${(await (await bridge()).server()).url}/console/#/releases/${release.id}`);
   });
 
   it('stays quiet for a scheme whose new_build_callout is off', async () => {
@@ -683,7 +690,8 @@ describe('tray', () => {
     await vi.waitFor(async () => expect(await answers(running.url)).toBe(false));
     await vi.waitFor(() => menuItem('Resume Server'));
     expect(await hangar.server()).toMatchObject({ state: 'paused', url: '', token: '' });
-    expect(fake.state.timeline.slice(-3)).toEqual(['token revoked', 'server closing', 'server closed']);
+    expect(fake.state.timeline.slice(-4)).toEqual(['token revoked', 'server closing', 'server closed', 'window loads']);
+    expect(onlyWindow().loadFile).toHaveBeenLastCalledWith(expectedHtml); // the window follows: the bundled page says it is paused
 
     clickMenu('Resume Server');
     await vi.waitFor(() => menuItem('Pause Server'), { timeout: 20_000 });
