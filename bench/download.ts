@@ -64,7 +64,7 @@ export interface DownloadResults {
 }
 
 /** The download URL of a release: /download/releases/:id redirects to its named path. */
-async function downloadUrl(base: string, releaseId: number): Promise<string> {
+export async function downloadUrl(base: string, releaseId: number): Promise<string> {
   const redirect = await requestJson('GET', `${base}/download/releases/${releaseId}`);
   const location = redirect.headers.location;
   if (redirect.status !== 302 || !location) throw new Error(`/download/releases/${releaseId}: ${redirect.status} ${redirect.text}`);

@@ -5,24 +5,33 @@
  *   download  the same file from /download/releases/:id/<name> vs a bare http + createReadStream server;
  *             then parallel downloads of a smaller release (aggregate throughput, server memory)
  *   latest    GET /api/apps/latest on a seeded database vs a bare Fastify route with a constant body
+ *   mixed     CI agents uploading, devices polling `latest` and testers downloading at once, for minutes:
+ *             throughput, latency, errors, memory over time (bench/mixed-load-rss.png)
+ *   growth    versions, latest, the app list and upload on databases of 1k to 1M releases: each must
+ *             stay flat (bench/growth.png)
  *
- * Prints a table and writes bench/results.json. Targets are reported, not asserted: the exit code is
- * 0 unless a benchmark could not run. BENCH_QUICK=1 runs a short version (CI smoke test);
- * BENCH_ONLY=upload,download,latest runs a subset.
+ * Prints a table and writes bench/results.json (and the plots named above). Targets are reported, not
+ * asserted: the exit code is 0 unless a benchmark could not run. BENCH_QUICK=1 runs a short version
+ * (CI smoke test); BENCH_ONLY=upload,download,latest,mixed,growth runs a subset.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { benchDownload, type DownloadResults } from './download.ts';
+import { benchGrowth, growthChart, type GrowthResults } from './growth.ts';
 import { benchLatest, type LatestResults } from './latest.ts';
 import { CONFIG, MiB, selected } from './lib/config.ts';
+import { writeChart } from './lib/plot.ts';
 import { cleanup, installCleanup } from './lib/proc.ts';
 import { renderTable, type Row } from './lib/table.ts';
 import { openWorkspace, type Workspace } from './lib/workspace.ts';
+import { benchMixedLoad, rssChart, type MixedLoadResults } from './mixed-load.ts';
 import { benchUpload, type UploadResults } from './upload.ts';
 
 const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
+const GROWTH_PLOT = fileURLToPath(new URL('./growth.png', import.meta.url));
+const MIXED_RSS_PLOT = fileURLToPath(new URL('./mixed-load-rss.png', import.meta.url));
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -56,7 +65,20 @@ async function main(): Promise<number> {
 
   const rows: Row[] = [];
   const failures: string[] = [];
-  const results: { upload?: UploadResults; download?: DownloadResults; latest?: LatestResults } = {};
+  const results: { upload?: UploadResults; download?: DownloadResults; latest?: LatestResults; mixed?: MixedLoadResults; growth?: GrowthResults } = {};
+
+  /** Runs one benchmark: its rows join the table; a failure is recorded and the others go on. */
+  async function attempt<T>(name: string, run: () => Promise<{ results: T; rows: Row[] }>): Promise<T | undefined> {
+    try {
+      const done = await run();
+      rows.push(...done.rows);
+      return done.results;
+    } catch (error) {
+      failures.push(`${name}: ${(error as Error).stack ?? error}`);
+      log(`  ${name} FAILED: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
 
   if (selected('upload') || selected('download')) {
     let ws: Workspace | null = null;
@@ -96,14 +118,18 @@ async function main(): Promise<number> {
 
   if (selected('latest')) {
     log(`latest: ${CONFIG.channels} channels x ${CONFIG.releasesPerChannel} releases, ${CONFIG.connections} connections, ${CONFIG.durationMs / 1000} s`);
-    try {
-      const latest = await benchLatest(log);
-      results.latest = latest.results;
-      rows.push(...latest.rows);
-    } catch (error) {
-      failures.push(`latest: ${(error as Error).stack ?? error}`);
-      log(`  latest FAILED: ${(error as Error).message}`);
-    }
+    results.latest = await attempt('latest', () => benchLatest(log));
+  }
+
+  if (selected('mixed')) {
+    const m = CONFIG.mixed;
+    log(`mixed: ${m.seconds} s of ${m.agents} agents uploading ${m.uploadBytes / MiB} MiB, ${m.pollers} devices polling every ${m.pollMs} ms, ${m.downloaders} testers downloading ${m.downloadBytes / MiB} MiB`);
+    results.mixed = await attempt('mixed', () => benchMixedLoad(log));
+  }
+
+  if (selected('growth')) {
+    log(`growth: ${CONFIG.growth.sizes.join(', ')} releases; median of ${CONFIG.growth.reads} reads and ${CONFIG.growth.uploads} uploads each`);
+    results.growth = await attempt('growth', () => benchGrowth(log));
   }
 
   machine.loadAverageEnd = loadavg().map((l) => Math.round(l * 100) / 100);
@@ -112,6 +138,14 @@ async function main(): Promise<number> {
   log(`load average at start ${machine.loadAverageStart.join(' ')}, at end ${machine.loadAverageEnd.join(' ')}`);
   writeFileSync(RESULTS_FILE, JSON.stringify({ machine, config: CONFIG, rows, ...results, failures }, null, 2) + '\n');
   log(`\nwrote ${RESULTS_FILE}`);
+  if (results.growth) {
+    writeChart(GROWTH_PLOT, growthChart(results.growth));
+    log(`wrote ${GROWTH_PLOT}`);
+  }
+  if (results.mixed) {
+    writeChart(MIXED_RSS_PLOT, rssChart(results.mixed));
+    log(`wrote ${MIXED_RSS_PLOT}`);
+  }
   if (failures.length > 0) {
     process.stderr.write(`\n${failures.length} benchmark(s) could not run:\n${failures.join('\n\n')}\n`);
     return 1;

@@ -1,11 +1,11 @@
 /**
- * The HTTP clients of the benchmarks, on node:http with a fresh connection per transfer. Files
- * stream from and to nowhere but the socket: the upload reads the package from disk as it sends
- * it, the download counts the bytes it receives and drops them.
+ * The HTTP clients of the benchmarks, on node:http: a fresh connection per transfer unless a
+ * (keep-alive) agent is passed. Files stream from and to nowhere but the socket: the upload reads the
+ * package from disk as it sends it, the download counts the bytes it receives and drops them.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
 
 export interface Transfer {
   status: number;
@@ -25,6 +25,8 @@ export interface UploadOptions {
   fields?: Record<string, string>;
   filePath: string;
   fileName: string;
+  /** a keep-alive agent to reuse connections; default: a fresh connection */
+  agent?: Agent;
 }
 
 /**
@@ -54,7 +56,7 @@ export function uploadMultipart(options: UploadOptions): Promise<Transfer> {
     const file = createReadStream(options.filePath);
     const started = process.hrtime.bigint();
     let sentSeconds = Number.NaN;
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST', headers, agent: false });
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'POST', headers, agent: options.agent ?? false });
     req.on('error', reject);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -85,11 +87,11 @@ export function uploadMultipart(options: UploadOptions): Promise<Transfer> {
 }
 
 /** GET that drops the body, counting it. */
-export function download(url: string, headers: Record<string, string> = {}): Promise<Transfer> {
+export function download(url: string, headers: Record<string, string> = {}, agent: Agent | false = false): Promise<Transfer> {
   const target = new URL(url);
   return new Promise<Transfer>((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers, agent: false });
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers, agent });
     req.on('error', reject);
     req.on('response', (res) => {
       let bytes = 0;
@@ -113,8 +115,12 @@ export interface JsonResponse<T = unknown> {
   json: T;
 }
 
-/** A small JSON request (setup and checks, not timed). */
-export function requestJson<T = unknown>(method: string, url: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<JsonResponse<T>> {
+/** A small JSON request (setup and checks; the mixed load's polls). */
+export function requestJson<T = unknown>(
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; agent?: Agent } = {},
+): Promise<JsonResponse<T>> {
   const target = new URL(url);
   const headers: Record<string, string | number> = { accept: 'application/json', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -125,7 +131,7 @@ export function requestJson<T = unknown>(method: string, url: string, options: {
     headers['content-length'] = payload.length;
   }
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent: false });
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent: options.agent ?? false });
     req.on('error', reject);
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

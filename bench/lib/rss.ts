@@ -4,7 +4,8 @@
  * than throughput is).
  * At start the kernel's high-water mark is reset (writing 5 to /proc/<pid>/clear_refs, Linux >= 4.0)
  * so that VmHWM at the end is the true peak of the measured interval, spikes between samples included;
- * where the reset is refused, the peak is the highest sample.
+ * where the reset is refused, the peak is the highest sample. Every sample is kept in `timeline`
+ * (for plots of memory over a long run).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { round } from './stats.ts';
@@ -35,6 +36,14 @@ export function readCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * Time a process's main thread (for Node: its event loop) has spent runnable but waiting for a CPU,
+ * in seconds (/proc/<pid>/schedstat): how much other work on the machine held it back.
+ */
+export function readRunDelaySeconds(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+}
+
 /** USER_HZ: 100 on every Linux this runs on (sysconf(_SC_CLK_TCK) is not reachable from Node). */
 const CLOCK_TICKS = 100;
 
@@ -55,8 +64,16 @@ export interface RssReport {
   cpuSeconds: number;
 }
 
+export interface RssPoint {
+  /** seconds since start() */
+  seconds: number;
+  rssMiB: number;
+}
+
 export class RssSampler {
   readonly pid: number;
+  readonly timeline: RssPoint[] = [];
+  private startedAt = 0;
   private timer: NodeJS.Timeout | null = null;
   private before = 0;
   private sampledPeak = 0;
@@ -79,6 +96,9 @@ export class RssSampler {
     this.before = readMemory(this.pid).rssBytes;
     this.sampledPeak = this.before;
     this.samples = 1;
+    this.startedAt = performance.now();
+    this.timeline.length = 0;
+    this.timeline.push({ seconds: 0, rssMiB: round(this.before / MiB, 1) });
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
 
@@ -86,6 +106,7 @@ export class RssSampler {
     const { rssBytes } = readMemory(this.pid);
     this.samples += 1;
     if (rssBytes > this.sampledPeak) this.sampledPeak = rssBytes;
+    this.timeline.push({ seconds: round((performance.now() - this.startedAt) / 1000, 2), rssMiB: round(rssBytes / MiB, 1) });
     return rssBytes;
   }
 

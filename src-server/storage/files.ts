@@ -87,9 +87,15 @@ export class FileStore {
     return join(this.tempDir, `${Date.now()}-${randomBytes(8).toString('hex')}${suffix}`);
   }
 
-  /** Opens a new temporary file for writing (fails if it exists). Tests replace it to inject faults. */
+  /**
+   * Opens a new temporary file for writing (fails if it exists). Tests replace it to inject faults.
+   * A 1 MiB buffer lets the socket's small chunks (64 KiB or less) gather while a write is in flight
+   * and go to disk together (writev): under parallel downloads, each write waits its turn for the
+   * same few libuv threads, and one write per socket chunk starved uploads (bench/mixed-load.ts:
+   * 12.8 MiB/s of uploads with 64 KiB, 43.3 MiB/s with 1 MiB, same run conditions).
+   */
   createTempWriteStream(tempPath: string): WriteStream {
-    return createWriteStream(tempPath, { flags: 'wx' });
+    return createWriteStream(tempPath, { flags: 'wx', highWaterMark: 1024 * 1024 });
   }
 
   /**
