@@ -23,9 +23,12 @@ import { BadRequestError } from './errors.ts';
 /** The largest text field of a multipart form (busboy's fieldSize, set in app.ts). */
 export const MAX_FIELD_BYTES = 1024 * 1024;
 
-/** The base name of what a client sent as a file name (some send a full Windows or POSIX path). */
-export function baseName(fileName: string): string {
-  return fileName.split(/[\\/]/).pop()!.trim();
+/**
+ * The base name of what a client sent as a file name (some send a full Windows or POSIX path); empty
+ * when it sent none (busboy takes a part with a Content-Type but no filename for a file too).
+ */
+export function baseName(fileName: string | undefined): string {
+  return (fileName ?? '').split(/[\\/]/).pop()!.trim();
 }
 
 /** A pass-through that hashes and counts what flows through it. */

@@ -119,3 +119,17 @@ describe.each(['/api/apps/upload', '/api/debug_files/upload'])('mutated forms to
     expect((await t.anon.get('/api/health')).status).toBe(200);
   }, 600_000);
 });
+
+describe('a file part without a file name (found by this fuzz)', () => {
+  // busboy takes a part with Content-Type application/octet-stream for a file even without filename=
+  it.each(['/api/apps/upload', '/api/debug_files/upload'])('to %s: refused or stored, never a 500, nothing left in tmp', async (route) => {
+    const data = route === '/api/apps/upload' ? syntheticIpa({ bundleId: 'dev.hangar.noname' }) : dsymZip({ uuid: '0c0ffee0-0000-4000-8000-00000000f023' });
+    const form = multipart([
+      { name: 'channel_key', value: tree.channel.key },
+      { name: 'file', filename: '', data, headers: ['Content-Disposition: form-data; name="file"', 'Content-Type: application/octet-stream'] },
+    ]);
+    const res = await rawRequest(t.url, { path: route, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': form.contentType }, body: form.body });
+    expect(res.status, res.text).toBeLessThan(500);
+    expect(await tempFiles()).toEqual([]);
+  });
+});
