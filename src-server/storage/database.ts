@@ -50,6 +50,11 @@ export function openDatabase(file: string, options: { migrationsFolder?: string 
     throw error;
   }
   const db = drizzle(sqlite, { schema });
+  // Every transaction of the domain writes. BEGIN IMMEDIATE takes the write lock at its start (waiting
+  // up to the busy timeout for it): a deferred one that read first could fail half-way with
+  // SQLITE_BUSY_SNAPSHOT when another process (a backup, a CLI command) wrote in between.
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((run, config) => transaction(run, { behavior: 'immediate', ...config })) as typeof db.transaction;
   const totalChanges = sqlite.prepare('SELECT total_changes()').pluck();
   return {
     db,

@@ -40,6 +40,27 @@ describe('openDatabase', () => {
     second.close();
   });
 
+  it('runs every transaction as BEGIN IMMEDIATE: another process cannot write between its read and its write', () => {
+    const file = join(tempDir(), 'h.sqlite3');
+    const { db, sqlite, close } = openDatabase(file);
+    const other = new Database(file);
+    other.pragma('busy_timeout = 0');
+    try {
+      db.transaction(() => {
+        // the transaction has only read so far, yet it holds the write lock already
+        sqlite.prepare('SELECT count(*) FROM apps').get();
+        expect(() => other.prepare("INSERT INTO apps (name, created_at, updated_at) VALUES ('between', 0, 0)").run()).toThrow(/database is locked/);
+        sqlite.prepare("INSERT INTO apps (name, created_at, updated_at) VALUES ('mine', 0, 0)").run();
+      });
+      // (a deferred one would have let that write in, then failed its own with SQLITE_BUSY_SNAPSHOT)
+      other.prepare("INSERT INTO apps (name, created_at, updated_at) VALUES ('after', 0, 0)").run();
+      expect((sqlite.prepare('SELECT name FROM apps ORDER BY id').all() as { name: string }[]).map((r) => r.name)).toEqual(['mine', 'after']);
+    } finally {
+      other.close();
+      close();
+    }
+  });
+
   it('lets two connections race to migrate: one applies, the other finds nothing to do', () => {
     const file = join(tempDir(), 'h.sqlite3');
     const a = new Database(file);
