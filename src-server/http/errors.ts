@@ -60,7 +60,8 @@ function map(error: FastifyError): Mapped {
   if (error instanceof TooManyRequestsError) return { status: 429, body: { error: error.message }, headers: { 'retry-after': String(error.retryAfterSeconds) } };
 
   const code = (error as { code?: string }).code;
-  switch (code) {
+  // SQLite's extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_READONLY_DBMOVED...) mean what their primary code means
+  switch (code?.startsWith('SQLITE_') ? code.replace(/^(SQLITE_[A-Z]+)_[A-Z_]+$/, '$1') : code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, body: { error: 'Malformed JSON: the body is empty' } };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
