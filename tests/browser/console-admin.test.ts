@@ -252,6 +252,8 @@ describe.skipIf(browserMissing !== null || fixturesMissing !== null)('console ad
     expect((await t.admin.get(`/api/schemes/${other.scheme.id}`)).body.new_build_callout).toBe(false);
 
     await page.getByRole('link', { name: 'Main' }).click();
+    // the app page (with its own Delete buttons) stays until the channel page replaces it
+    await expect.poll(heading).toBe('Main');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog', { name: 'Delete the channel Main?' }).getByRole('button', { name: 'Delete' }).click();
     await expect.poll(heading).toBe(renamed);
