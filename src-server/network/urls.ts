@@ -17,6 +17,8 @@ export interface Urls {
   download(releaseId: number): string;
   qrcode(slug: string, releaseId: number): string;
   icon(releaseId: number): string;
+  /** a debug-symbol archive (`file_url`, R11) */
+  debugFile(debugFileId: number): string;
 }
 
 export function createUrls(base: string, secureBase: string = base): Urls {
@@ -31,6 +33,7 @@ export function createUrls(base: string, secureBase: string = base): Urls {
     download: (id) => `${base}/download/releases/${id}`,
     qrcode: (slug, id) => `${base}/channels/${enc(slug)}/releases/${id}/qrcode`,
     icon: (id) => `${base}/icons/releases/${id}.png`,
+    debugFile: (id) => `${base}/download/debug_files/${id}`,
   };
   return urls;
 }

@@ -10,7 +10,7 @@
 import { findDsymBundles, readDsymBundles, type DsymBundle } from './dsym.ts';
 import { findAndroidEntries, readProguardArchive, type ProguardArchive } from './proguard.ts';
 import { ParseError } from './types.ts';
-import { withZip, type ZipEntryInfo } from './zip.ts';
+import { isMacOsJunk, withZip, type ZipEntryInfo } from './zip.ts';
 
 export interface ArchiveLimits {
   /** the most the entries may inflate to, together */
@@ -24,11 +24,6 @@ const WHAT = 'a debug-symbol zip';
 const NEITHER =
   'not a debug-symbol archive: it holds neither a dSYM bundle (<name>.dSYM/Contents/Resources/DWARF/<binary>) ' +
   'nor Android mapping files (mapping.txt, R.txt or AndroidManifest.xml)';
-
-/** Resource forks and Finder metadata that macOS adds to the zips it makes. */
-function isJunk(name: string): boolean {
-  return name.startsWith('__MACOSX/') || /(^|\/)\._[^/]*$/.test(name) || /(^|\/)\.DS_Store$/.test(name);
-}
 
 function assertWithinLimits(entries: ZipEntryInfo[], limits: ArchiveLimits): void {
   if (entries.length > limits.maxEntries) {
@@ -45,7 +40,7 @@ export async function readDebugArchive(path: string, limits: ArchiveLimits): Pro
   try {
     return await withZip(path, WHAT, async (zip) => {
       assertWithinLimits(zip.entries, limits);
-      const files = zip.entries.filter((e) => !e.name.endsWith('/') && !isJunk(e.name));
+      const files = zip.entries.filter((e) => !e.name.endsWith('/') && !isMacOsJunk(e.name));
       const dsyms = findDsymBundles(files);
       const android = findAndroidEntries(files.map((f) => f.name));
       const isAndroid = android.mapping !== null || android.symbols !== null || android.manifest !== null;

@@ -8,19 +8,14 @@ import { iconImages } from './icns.ts';
 import { toPng } from './images.ts';
 import { plistString } from './plist.ts';
 import { ParseError, type AppMetadata, type BinaryReader } from './types.ts';
-import { withZip, type ZipArchive } from './zip.ts';
+import { isMacOsJunk, withZip, type ZipArchive } from './zip.ts';
 
 const WHAT = 'a zipped macOS .app';
 const MAX_ICNS_BYTES = 16 * 1024 * 1024;
 
-/** True for entries that are macOS archive junk (resource forks, Finder metadata). */
-function isJunk(name: string): boolean {
-  return name.startsWith('__MACOSX/') || /(^|\/)\._/.test(name) || /(^|\/)\.DS_Store$/.test(name);
-}
-
 /** The Info.plist of the outermost .app in the zip: fewest nested `.app/`, then shortest path. */
 export function mainAppPlist(names: string[]): string | null {
-  const candidates = names.filter((n) => !isJunk(n) && /(^|\/)[^/]+\.app\/Contents\/Info\.plist$/.test(n));
+  const candidates = names.filter((n) => !isMacOsJunk(n) && /(^|\/)[^/]+\.app\/Contents\/Info\.plist$/.test(n));
   const depth = (n: string) => n.split('.app/').length;
   candidates.sort((a, b) => depth(a) - depth(b) || a.length - b.length);
   return candidates[0] ?? null;

@@ -104,3 +104,8 @@ export async function withZip<T>(path: string, what: string, use: (zip: ZipArchi
     zip.close();
   }
 }
+
+/** Entries macOS adds to the zips it makes (resource forks, Finder metadata): never part of what was zipped. */
+export function isMacOsJunk(name: string): boolean {
+  return name.startsWith('__MACOSX/') || /(^|\/)\._/.test(name) || /(^|\/)\.DS_Store$/.test(name);
+}

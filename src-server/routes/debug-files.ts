@@ -18,17 +18,12 @@ import { access, authenticateDeferred, authOf } from '../http/access.ts';
 import { withUploadForm, type UploadForm } from '../http/multipart.ts';
 import { sendStoredFile } from '../http/send-file.ts';
 import { validateFormFields, validatorCompiler } from '../http/validation.ts';
-import { debugFileBody, debugFileUrl } from '../serializers/debug-files.ts';
+import { debugFileBody } from '../serializers/debug-files.ts';
 import type { Api, RouteDeps } from './deps.ts';
 import { OK } from './deps.ts';
-import { errors, Id, IdParams, OkBody, Pagination } from './schemas.ts';
+import { errors, Id, IdParams, OkBody, only, Pagination } from './schemas.ts';
 
 const tags = ['Debug files'];
-
-/** Marks a response field that only one shape carries. */
-function only<T extends TSchema>(shape: 'base' | 'extended', schema: T, note = '') {
-  return Type.Optional({ ...schema, description: `${shape} shape only${note ? `; ${note}` : ''}` } as T);
-}
 
 const Timestamp = Type.String({ description: 'base: 2026-11-21T14:03:05.123+08:00; extended: 2026-11-21 14:03:05 +0800' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -169,7 +164,7 @@ export function debugFileRoutes(api: Api, { domain, config, urls }: RouteDeps): 
       const channel = domain.debugFiles.channelByKey(key);
       const file = domain.debugFiles.pick(channel, { releaseVersion, buildVersion, order });
       if (!file) throw new NotFoundError('Debug file');
-      return reply.redirect(`${debugFileUrl(urls(), file.id)}?${domain.debugFiles.signedQuery(file)}`, 302);
+      return reply.redirect(`${urls().debugFile(file.id)}?${domain.debugFiles.signedQuery(file)}`, 302);
     },
   });
 

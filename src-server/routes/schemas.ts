@@ -49,7 +49,7 @@ export const Slug = Type.String({
 export const AppScope = Type.Enum(APP_SCOPES, { default: 'all' });
 
 /** Marks a response field that only one shape carries. */
-function only<T extends TSchema>(shape: 'base' | 'extended', schema: T, note = '') {
+export function only<T extends TSchema>(shape: 'base' | 'extended', schema: T, note = '') {
   return Type.Optional({ ...schema, description: `${shape} shape only${note ? `; ${note}` : ''}` } as T);
 }
 

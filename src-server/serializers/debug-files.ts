@@ -11,11 +11,6 @@ import { PLATFORM_NAMES } from '../domain/releases.ts';
 import type { Urls } from '../network/urls.ts';
 import type { Shape } from './shapes.ts';
 
-/** Where a debug file is downloaded (R11). */
-export function debugFileUrl(urls: Urls, id: number): string {
-  return `${urls.base}/download/debug_files/${id}`;
-}
-
 interface MetadataData {
   /** dSYM: whether the slice is of the app's own binary (not an extension or framework) */
   main?: boolean;
@@ -61,7 +56,7 @@ export function debugFileBody({ file, metadata, appName }: DebugFileView, shape:
     device_type: shape.extendedFields ? PLATFORM_NAMES[file.deviceType] : file.deviceType,
     release_version: file.releaseVersion,
     build_version: file.buildVersion,
-    ...(shape.baseFields && { file_url: debugFileUrl(urls, file.id) }),
+    ...(shape.baseFields && { file_url: urls.debugFile(file.id) }),
     metadata: metadata.map((m) => metadatumBody(m, shape)),
   };
 }
