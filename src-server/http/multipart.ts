@@ -19,6 +19,7 @@ import { ValidationError } from '../domain/errors.ts';
 import type { Domain } from '../domain/index.ts';
 import { authenticateDeferred } from './access.ts';
 import { BadRequestError } from './errors.ts';
+import { youngBuffers } from './young-buffers.ts';
 
 /** The largest text field of a multipart form (busboy's fieldSize, set in app.ts). */
 export const MAX_FIELD_BYTES = 1024 * 1024;
@@ -31,13 +32,17 @@ export function baseName(fileName: string | undefined): string {
   return (fileName ?? '').split(/[\\/]/).pop()!.trim();
 }
 
-/** A pass-through that hashes and counts what flows through it. */
+/**
+ * A pass-through that hashes and counts what flows through it, and tells the pacer that frees body
+ * buffers early (young-buffers.ts) how much has gone by.
+ */
 class Digest extends Transform {
   readonly hash = createHash('sha256');
   size = 0;
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
     this.hash.update(chunk);
     this.size += chunk.length;
+    youngBuffers.passed(chunk.length);
     done(null, chunk);
   }
 }

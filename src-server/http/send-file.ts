@@ -8,6 +8,7 @@ import send from '@fastify/send';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { basename, dirname } from 'node:path';
 import { NotFoundError } from '../domain/errors.ts';
+import { youngBuffers } from './young-buffers.ts';
 
 export interface StoredFile {
   /** absolute path on disk */
@@ -80,5 +81,6 @@ export async function sendStoredFile(request: FastifyRequest, reply: FastifyRepl
   reply.header('cache-control', 'private, no-cache');
   const ranged = result.statusCode === 206 && !/^bytes=0-/.test(String(headers.range ?? ''));
   if (request.method === 'GET' && result.statusCode < 300 && !ranged) onFullDownload?.();
-  return reply.send(result.stream);
+  // each read is a new 256 KiB buffer: the pacer frees them young (young-buffers.ts)
+  return reply.send(youngBuffers.counting(result.stream));
 }

@@ -33,6 +33,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** text written to standard input, which is then closed; without it stdin is /dev/null */
   stdin?: string;
+  /** options for Node itself, before the script (e.g. --trace-gc) */
+  nodeArgs?: string[];
 }
 
 const live = new Set<CliProcess>();
@@ -67,7 +69,7 @@ export class CliProcess {
 
   constructor(args: string[], options: SpawnOptions = {}) {
     this.args = args;
-    this.child = spawn(process.execPath, [MAIN, ...args], {
+    this.child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env: childEnv(options.env),
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -13,16 +13,21 @@ export interface SyntheticBuild {
   name?: string;
 }
 
-export function syntheticIpa(options: SyntheticBuild = {}): Buffer {
-  const name = options.name ?? 'Synthetic';
-  const info = build({
+/** The Info.plist of a synthetic .ipa's Payload/<name>.app/. */
+export function syntheticInfoPlist(options: SyntheticBuild = {}): string {
+  return build({
     CFBundleIdentifier: options.bundleId ?? 'dev.hangar.synthetic',
     CFBundleShortVersionString: options.releaseVersion ?? '1.0',
     CFBundleVersion: options.buildVersion ?? '1',
-    CFBundleName: name,
+    CFBundleName: options.name ?? 'Synthetic',
     MinimumOSVersion: '15.0',
     UIDeviceFamily: [1],
   });
+}
+
+export function syntheticIpa(options: SyntheticBuild = {}): Buffer {
+  const name = options.name ?? 'Synthetic';
+  const info = syntheticInfoPlist(options);
   return makeZip({ [`Payload/${name}.app/Info.plist`]: info });
 }
 
