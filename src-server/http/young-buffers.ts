@@ -62,8 +62,9 @@ function v8MinorCollector(): MinorCollector | null {
 }
 
 /**
- * Counts body bytes and runs the collector each time another `everyBytes` have passed, over every
- * body the process receives (twenty parallel uploads share one pace, they do not each add one).
+ * Counts the bytes of builds streaming through and runs the collector each time another
+ * `everyBytes` have passed, over every upload and download of the process together (twenty parallel
+ * transfers share one pace, they do not each add one).
  */
 export class YoungBufferPacer {
   private sinceLast = 0;
@@ -83,7 +84,7 @@ export class YoungBufferPacer {
     return this.collector !== null;
   }
 
-  /** Call with the size of each piece of body that has passed (and will not be kept). */
+  /** Call with the size of each piece that has passed through (and will not be kept). */
   passed(bytes: number): void {
     if (this.collector === null) return;
     this.sinceLast += bytes;
@@ -104,5 +105,5 @@ export class YoungBufferPacer {
   }
 }
 
-/** The process's pacer: upload streams report to it. */
+/** The process's pacer: the upload digest and download streams report to it. */
 export const youngBuffers = new YoungBufferPacer(v8MinorCollector());
