@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../components/Dialog.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { EmptyState, Loading } from '../components/Status.tsx';
+import { TableHead } from '../components/TableHead.tsx';
 import { Time } from '../components/Time.tsx';
 import { useLoad } from '../hooks/useLoad.ts';
 import { useI18n } from '../i18n/i18n.tsx';
@@ -36,19 +37,7 @@ export function DevicesPage() {
       {devices.data && devices.data.devices.length > 0 && (
         <>
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">{t('devices.name')}</th>
-                <th scope="col">{t('devices.udid')}</th>
-                <th scope="col">{t('devices.model')}</th>
-                <th scope="col">{t('devices.lastSeen')}</th>
-                {managesEveryApp(user) && (
-                  <th scope="col">
-                    <span className="visually-hidden">{t('common.actions')}</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
+            <TableHead columns={[t('devices.name'), t('devices.udid'), t('devices.model'), t('devices.lastSeen')]} actions={managesEveryApp(user)} />
             <tbody>
               {devices.data.devices.map((device) => (
                 <tr key={device.udid}>

@@ -10,6 +10,7 @@ import { Field } from '../components/Field.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { ShownOnceDialog } from '../components/ShownOnceDialog.tsx';
 import { EmptyState, Loading } from '../components/Status.tsx';
+import { TableHead } from '../components/TableHead.tsx';
 import { Time } from '../components/Time.tsx';
 import { useLoad } from '../hooks/useLoad.ts';
 import { useI18n } from '../i18n/i18n.tsx';
@@ -44,18 +45,7 @@ export function TokensPage() {
       )}
       {tokens.data && tokens.data.length > 0 && (
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">{t('tokens.name')}</th>
-              <th scope="col">{t('tokens.prefix')}</th>
-              <th scope="col">{t('tokens.lastUsed')}</th>
-              <th scope="col">{t('tokens.expires')}</th>
-              <th scope="col">{t('tokens.created')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('tokens.name'), t('tokens.prefix'), t('tokens.lastUsed'), t('tokens.expires'), t('tokens.created')]} actions />
           <tbody>
             {tokens.data.map((token) => (
               <tr key={token.id} data-token={token.name}>

@@ -11,6 +11,7 @@ import { Field } from '../components/Field.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { EnumSelect, RoleSelect } from '../components/EnumSelect.tsx';
 import { EmptyState, Loading } from '../components/Status.tsx';
+import { TableHead } from '../components/TableHead.tsx';
 import { useAction } from '../hooks/useAction.ts';
 import { useLoad } from '../hooks/useLoad.ts';
 import { useI18n } from '../i18n/i18n.tsx';
@@ -59,17 +60,7 @@ function UserList({ me }: { me: User }) {
       <ErrorNotice error={action.error} />
       {users.data && (
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">{t('users.username')}</th>
-              <th scope="col">{t('users.email')}</th>
-              <th scope="col">{t('users.role')}</th>
-              <th scope="col">{t('users.status')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('users.username'), t('users.email'), t('users.role'), t('users.status')]} actions />
           <tbody>
             {users.data.map((user) => {
               const self = user.id === me.id;

@@ -8,6 +8,7 @@ import type { Scheme } from '../../api/types.ts';
 import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx';
 import { Checkbox, Field } from '../../components/Field.tsx';
 import { EmptyState } from '../../components/Status.tsx';
+import { TableHead } from '../../components/TableHead.tsx';
 import { deviceTypeName } from '../../format.ts';
 import { useI18n } from '../../i18n/i18n.tsx';
 import { useApi } from '../../session.tsx';
@@ -62,14 +63,7 @@ export function AppOverviewPage() {
                 <p className="hint">{t('channels.none')}</p>
               ) : (
                 <table className="table">
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('channels.name')}</th>
-                      <th scope="col">{t('channels.deviceType')}</th>
-                      <th scope="col">{t('channels.bundleId')}</th>
-                      <th scope="col">{t('channels.slug')}</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={[t('channels.name'), t('channels.deviceType'), t('channels.bundleId'), t('channels.slug')]} />
                   <tbody>
                     {scheme.channels.map((channel) => (
                       <tr key={channel.id} data-drop-channel={channel.id} data-drop-label={`${app.name} › ${scheme.name} › ${channel.name}`}>

@@ -11,6 +11,7 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { RoleSelect } from '../../components/EnumSelect.tsx';
 import { EmptyState } from '../../components/Status.tsx';
+import { TableHead } from '../../components/TableHead.tsx';
 import { useAction } from '../../hooks/useAction.ts';
 import { useI18n } from '../../i18n/i18n.tsx';
 import { useApi } from '../../session.tsx';
@@ -42,16 +43,7 @@ export function CollaboratorsPage() {
       </div>
       <ErrorNotice error={changing.error} />
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">{t('users.username')}</th>
-            <th scope="col">{t('users.email')}</th>
-            <th scope="col">{t('users.role')}</th>
-            <th scope="col">
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={[t('users.username'), t('users.email'), t('users.role')]} actions />
         <tbody>
           {app.collaborators.map((collaborator) => (
             <tr key={collaborator.id}>

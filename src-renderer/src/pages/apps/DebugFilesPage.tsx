@@ -8,6 +8,7 @@ import type { Channel, DebugFile } from '../../api/types.ts';
 import { ConfirmDialog } from '../../components/Dialog.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { EmptyState, Loading } from '../../components/Status.tsx';
+import { TableHead } from '../../components/TableHead.tsx';
 import { Time } from '../../components/Time.tsx';
 import { deviceTypeName } from '../../format.ts';
 import { useLoad } from '../../hooks/useLoad.ts';
@@ -55,16 +56,7 @@ export function DebugFilesPage() {
             {channel.name} <span className="muted">{deviceTypeName(channel.device_type)}</span>
           </h2>
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">{t('release.version')}</th>
-                <th scope="col">{t('debugFiles.contents')}</th>
-                <th scope="col">{t('debugFiles.uploaded')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('release.version'), t('debugFiles.contents'), t('debugFiles.uploaded')]} actions />
             <tbody>
               {files.map((file) => (
                 <tr key={file.id}>

@@ -8,6 +8,7 @@ import type { Release } from '../../api/types.ts';
 import { AppIcon } from '../../components/AppIcon.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { EmptyState, Loading } from '../../components/Status.tsx';
+import { TableHead } from '../../components/TableHead.tsx';
 import { Time } from '../../components/Time.tsx';
 import { releasePath } from '../../format.ts';
 import { useAction } from '../../hooks/useAction.ts';
@@ -58,14 +59,7 @@ export function ChannelReleasesPage() {
       {first.data?.length === 0 && <EmptyState title={t('releases.none')}>{t('releases.noneHint', { key })}</EmptyState>}
       {releases.length > 0 && (
         <table className="table releases">
-          <thead>
-            <tr>
-              <th scope="col">{t('release.version')}</th>
-              <th scope="col">{t('release.bundleId')}</th>
-              <th scope="col">{t('release.size')}</th>
-              <th scope="col">{t('release.uploaded')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('release.version'), t('release.bundleId'), t('release.size'), t('release.uploaded')]} />
           <tbody>
             {releases.map((release) => (
               <tr key={release.id} data-release-id={release.id}>

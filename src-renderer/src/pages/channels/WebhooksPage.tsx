@@ -10,6 +10,7 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Checkbox, Field } from '../../components/Field.tsx';
 import { ShownOnceDialog } from '../../components/ShownOnceDialog.tsx';
 import { EmptyState, Loading } from '../../components/Status.tsx';
+import { TableHead } from '../../components/TableHead.tsx';
 import { Time } from '../../components/Time.tsx';
 import { useAction } from '../../hooks/useAction.ts';
 import { useLoad } from '../../hooks/useLoad.ts';
@@ -142,17 +143,7 @@ function Deliveries({ webhook, generation, onRedeliver }: { webhook: Webhook; ge
   if (deliveries.data.length === 0) return <p className="hint">{t('webhooks.noDeliveries')}</p>;
   return (
     <table className="table compact">
-      <thead>
-        <tr>
-          <th scope="col">{t('webhooks.when')}</th>
-          <th scope="col">{t('webhooks.eventLabel')}</th>
-          <th scope="col">{t('webhooks.state')}</th>
-          <th scope="col">{t('webhooks.response')}</th>
-          <th scope="col">
-            <span className="visually-hidden">{t('common.actions')}</span>
-          </th>
-        </tr>
-      </thead>
+      <TableHead columns={[t('webhooks.when'), t('webhooks.eventLabel'), t('webhooks.state'), t('webhooks.response')]} actions />
       <tbody>
         {deliveries.data.map((d) => (
           <tr key={d.id}>
